@@ -1,0 +1,22 @@
+//! toolgate's reference implementation of the core tool-call contract.
+//!
+//! See `SPEC.md` at the repository root for the numbered requirements and
+//! `ARCHITECTURE.md` for how the pieces fit.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+    )
+)]
+
+pub mod bigint;
+pub mod constants;
+pub mod error;
+pub mod js_string;
+pub mod serializer;
+pub mod signal;
+
+pub use error::{ContractCode, Error, ErrorKind};

@@ -1,0 +1,88 @@
+//! The output writer: holds at most [`OUTPUT_CAP`] code points and turns a
+//! truncated output into its first [`TRUNCATED_PREFIX`] code points plus the
+//! marker.
+
+use crate::constants::{OUTPUT_CAP, TRUNCATED_PREFIX, TRUNCATION_MARKER};
+
+#[derive(Debug, Default)]
+pub(crate) struct Writer {
+    out: String,
+    code_points: usize,
+    /// Byte length of `out` when it held [`TRUNCATED_PREFIX`] code points.
+    prefix_bytes: Option<usize>,
+    truncated: bool,
+}
+
+impl Writer {
+    pub(crate) fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Stops all further writing.
+    pub(crate) fn truncate(&mut self) {
+        self.truncated = true;
+    }
+
+    /// Writes one code point; the first that does not fit truncates.
+    pub(crate) fn push(&mut self, c: char) {
+        if self.truncated {
+            return;
+        }
+        if self.code_points >= OUTPUT_CAP {
+            self.truncated = true;
+            return;
+        }
+        if self.code_points == TRUNCATED_PREFIX {
+            self.prefix_bytes = Some(self.out.len());
+        }
+        self.out.push(c);
+        self.code_points += 1;
+    }
+
+    pub(crate) fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            if self.truncated {
+                return;
+            }
+            self.push(c);
+        }
+    }
+
+    /// The final content and whether it was truncated.
+    pub(crate) fn finish(mut self) -> (String, bool) {
+        if self.truncated {
+            if let Some(end) = self.prefix_bytes {
+                self.out.truncate(end);
+            }
+            self.out.push_str(TRUNCATION_MARKER);
+        }
+        (self.out, self.truncated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, truncate_after: bool, expect_len: usize, expect_truncated: bool) {
+        let mut w = Writer::default();
+        w.push_str(input);
+        if truncate_after {
+            w.truncate();
+        }
+        let (out, truncated) = w.finish();
+        assert_eq!(out.chars().count(), expect_len);
+        assert_eq!(truncated, expect_truncated);
+        if truncated {
+            assert!(out.ends_with(TRUNCATION_MARKER));
+        }
+    }
+
+    #[test]
+    fn exactly_the_cap_fits_and_one_more_truncates() {
+        check(&"é".repeat(4096), false, 4096, false);
+        check(&"é".repeat(4097), false, 4096, true);
+        check(&"x".repeat(4072), true, 4096, true);
+        check("ab", true, 26, true);
+    }
+}
