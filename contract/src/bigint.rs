@@ -136,14 +136,20 @@ mod tests {
         check(BigIntValue::from_decimal(&digits).unwrap(), Some(&digits));
         let power = (BigUint::one() << 4096u32).to_str_radix(10);
         check(BigIntValue::from_decimal(&power).unwrap(), None);
-        check(BigIntValue::from_decimal(&format!("1{}", "0".repeat(1300))).unwrap(), None);
+        check(
+            BigIntValue::from_decimal(&format!("1{}", "0".repeat(1300))).unwrap(),
+            None,
+        );
     }
 
     #[test]
     fn decimal_is_normalized() {
         check(BigIntValue::from_decimal("-0007").unwrap(), Some("-7"));
         check(BigIntValue::from_decimal("-0").unwrap(), Some("0"));
-        check(BigIntValue::from_i64(i64::MIN), Some("-9223372036854775808"));
+        check(
+            BigIntValue::from_i64(i64::MIN),
+            Some("-9223372036854775808"),
+        );
         assert!(BigIntValue::from_decimal("1e3").is_none());
         assert!(BigIntValue::from_decimal("").is_none());
         assert!(BigIntValue::power_of_two(false, 3, -8).is_none());
@@ -151,6 +157,9 @@ mod tests {
 
     #[test]
     fn huge_power_is_never_converted() {
-        check(BigIntValue::power_of_two(false, 2_000_000, 0).unwrap(), None);
+        check(
+            BigIntValue::power_of_two(false, 2_000_000, 0).unwrap(),
+            None,
+        );
     }
 }

@@ -21,7 +21,7 @@ pub enum CodePoint {
 
 impl JsString {
     /// The code units of `s` encoded as UTF-16.
-    pub fn from_str(s: &str) -> JsString {
+    pub fn new(s: &str) -> JsString {
         JsString(s.encode_utf16().collect())
     }
     /// A string made of exactly these code units.
@@ -57,13 +57,13 @@ impl JsString {
 
 impl From<&str> for JsString {
     fn from(s: &str) -> JsString {
-        JsString::from_str(s)
+        JsString::new(s)
     }
 }
 
 impl From<String> for JsString {
     fn from(s: String) -> JsString {
-        JsString::from_str(&s)
+        JsString::new(&s)
     }
 }
 
@@ -195,9 +195,9 @@ mod tests {
 
     #[test]
     fn blank_follows_the_ecmascript_trim_set() {
-        assert!(JsString::from_str(" \t\n\u{3000}\u{FEFF}\u{2028}").is_blank());
-        assert!(!JsString::from_str("\u{200B}").is_blank());
-        assert!(!JsString::from_str("\u{85}").is_blank());
+        assert!(JsString::new(" \t\n\u{3000}\u{FEFF}\u{2028}").is_blank());
+        assert!(!JsString::new("\u{200B}").is_blank());
+        assert!(!JsString::new("\u{85}").is_blank());
         assert!(JsString::default().is_blank());
     }
 }

@@ -12,11 +12,18 @@
     )
 )]
 
+pub mod api;
 pub mod bigint;
+pub mod call;
 pub mod constants;
 pub mod error;
 pub mod js_string;
+pub mod model;
+pub mod registry;
 pub mod serializer;
 pub mod signal;
 
+pub use call::{ResultCode, ToolResult};
 pub use error::{ContractCode, Error, ErrorKind};
+pub use js_string::JsString;
+pub use signal::{AbortReason, AbortSignal};

@@ -56,7 +56,10 @@ impl<'a> OutputSource for ErrorPayload<'a> {
     ) -> Result<(), Infallible> {
         let fields: &[(&'static str, PayloadPart)] = match h {
             PayloadPart::Root => &[("error", PayloadPart::Error)],
-            PayloadPart::Error => &[("code", PayloadPart::Code), ("message", PayloadPart::Message)],
+            PayloadPart::Error => &[
+                ("code", PayloadPart::Code),
+                ("message", PayloadPart::Message),
+            ],
             _ => &[],
         };
         for (k, v) in fields {

@@ -39,7 +39,9 @@ pub enum Classified<'v, H> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Opened {
     /// An array and its own `length`.
-    Array { length: u32 },
+    Array {
+        length: u32,
+    },
     Object,
 }
 
@@ -241,7 +243,10 @@ impl<S: OutputSource> Walk<'_, S> {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         self.w.push_str("\\u");
         for shift in [12u32, 8, 4, 0] {
-            let digit = HEX.get(((unit >> shift) & 0xF) as usize).copied().unwrap_or(b'0');
+            let digit = HEX
+                .get(((unit >> shift) & 0xF) as usize)
+                .copied()
+                .unwrap_or(b'0');
             self.w.push(char::from(digit));
         }
     }

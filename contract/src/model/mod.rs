@@ -1,0 +1,18 @@
+//! The executable model of a dynamic host (JavaScript) that the reference
+//! runs over: a heap of nodes with ids, host operations with proxies and
+//! getters, and the contract's steps answered in that host. Scenarios
+//! (corpus cases) are built into this model; so are the tests.
+
+pub mod call;
+pub mod copy;
+pub mod definition;
+pub mod heap;
+pub mod output;
+pub mod runtime;
+
+pub use call::{execute_tool_call, RegistryArg};
+pub use definition::{
+    register, register_many, snapshot_batch, snapshot_definition, ModelRegistry, ModelTool,
+};
+pub use heap::*;
+pub use runtime::{Arg, Copied, Invoked, Runtime, Thrown, Trace, TraceEvent, TypeOf};

@@ -1,0 +1,93 @@
+//! The model heap as an [`OutputSource`]: how the serializer sees a tool's
+//! output graph. Prototype checks, `length` and slots go through the same
+//! host operations as everything else, so proxies trap here exactly as they
+//! would in JavaScript.
+
+use super::heap::{NodeId, PropKey, Property, Proto, Value};
+use super::runtime::{Runtime, Thrown};
+use crate::js_string::{JsString, StrRef};
+use crate::serializer::{Classified, Entry, Failure, Opened, OutputSource, Slot};
+use std::ops::ControlFlow;
+
+impl OutputSource for Runtime<'_> {
+    type Value = Value;
+    type Key = JsString;
+    type Handle = NodeId;
+    type Thrown = Thrown;
+
+    fn classify<'v>(&'v self, value: &'v Value) -> Classified<'v, NodeId> {
+        match value {
+            Value::Undefined => Classified::Undefined,
+            Value::Null => Classified::Null,
+            Value::Bool(b) => Classified::Bool(*b),
+            Value::Number(n) => Classified::Number(*n),
+            Value::String(s) => Classified::Str(s.as_ref()),
+            Value::BigInt(b) => Classified::BigInt(b),
+            Value::Symbol(_) => Classified::Symbol,
+            Value::Ref(id) => {
+                if self.is_function(value) {
+                    Classified::Function
+                } else {
+                    Classified::Container(*id)
+                }
+            }
+        }
+    }
+
+    fn key_str<'k>(&'k self, key: &'k JsString) -> StrRef<'k> {
+        key.as_ref()
+    }
+
+    fn open(&self, id: NodeId) -> Result<Opened, Failure<Thrown>> {
+        let is_array = self.is_array(id).map_err(Failure::Thrown)?;
+        let proto = self.get_prototype_of(id).map_err(Failure::Thrown)?;
+        let supported = if is_array {
+            matches!(
+                proto,
+                Proto::ArrayPrototype | Proto::Null | Proto::OtherRealmArray
+            )
+        } else {
+            matches!(
+                proto,
+                Proto::ObjectPrototype | Proto::Null | Proto::OtherRealmObject
+            )
+        };
+        if !supported {
+            return Err(Failure::Unsupported);
+        }
+        if !is_array {
+            return Ok(Opened::Object);
+        }
+        let length = self
+            .get_own_property(id, &PropKey::from("length"))
+            .map_err(Failure::Thrown)?;
+        let length = match length {
+            Some(Property::Data {
+                value: Value::Number(n),
+                ..
+            }) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,
+            _ => 0,
+        };
+        Ok(Opened::Array { length })
+    }
+
+    fn slot(&self, id: NodeId, index: u32) -> Result<Slot<Value>, Thrown> {
+        let key = PropKey::String(JsString::from(index.to_string()));
+        Ok(match self.get_own_property(id, &key)? {
+            None => Slot::Hole,
+            Some(Property::Accessor { .. }) => Slot::Accessor,
+            Some(Property::Data { value, .. }) => Slot::Data(value),
+        })
+    }
+
+    fn entries(
+        &self,
+        id: NodeId,
+        visit: &mut dyn FnMut(Entry<JsString, Value>) -> ControlFlow<()>,
+    ) -> Result<(), Thrown> {
+        self.own_enumerable(id, &mut |k, prop| match prop {
+            Property::Data { value, .. } => visit(Entry::Data(k.clone(), value.clone())),
+            Property::Accessor { .. } => visit(Entry::Accessor),
+        })
+    }
+}

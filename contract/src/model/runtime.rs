@@ -1,0 +1,436 @@
+//! The operations of the model host, the ones JavaScript's object model
+//! performs on its own (`typeof`, `Array.isArray`, `Object.getPrototypeOf`,
+//! own property descriptors, `[[Get]]`, calls), with proxy traps and getters
+//! run as scripted and every effect recorded in the trace.
+//!
+//! Every operation answers in time bounded by what it is asked, never by the
+//! size of the graph, and none panics on any heap [`HeapBuilder::finish`]
+//! accepted.
+//!
+//! [`HeapBuilder::finish`]: super::heap::HeapBuilder::finish
+
+use super::heap::*;
+use crate::js_string::JsString;
+use crate::signal::{AbortReason, AbortSignal};
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex};
+
+/// A value thrown in the model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Thrown {
+    /// A value a script threw.
+    Value(Value),
+    /// A `TypeError` the host itself threw, with its message (revoked proxies).
+    TypeError(String),
+}
+
+/// An argument a function was called with, as the trace records it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    Value(Value),
+    /// The frozen copy of a call's arguments (what `validate` receives).
+    Copy(Copied),
+    /// The frozen `{ signal, toolCallId }` context of `execute`.
+    Context {
+        tool_call_id: JsString,
+    },
+    /// A callback the host passed (`then`'s resolve and reject).
+    Callback,
+}
+
+/// A deep copy of call arguments: plain data only.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Copied {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(JsString),
+    Array(Vec<Copied>),
+    Object(Vec<(JsString, Copied)>),
+}
+
+/// One effect, in the order it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceEvent {
+    /// A function (validator, executor, getter, `then`) was called.
+    Called { function: NodeId, args: Vec<Arg> },
+    /// A proxy trap ran.
+    TrapRan { proxy: NodeId, trap: Trap },
+    /// The signal was aborted from inside the model, first time only.
+    Aborted { reason: AbortReason },
+    /// An abort listener added by [`Effect::ListenForAbort`] fired.
+    AbortListenerFired { function: NodeId },
+    /// A pending promise settled after the abort; the contract observed and
+    /// ignored it.
+    LateSettlement { promise: NodeId, rejected: bool },
+    /// A native promise returned by a validator got no-op handlers.
+    PromiseObserved { promise: NodeId },
+}
+
+/// The trace of one scenario, shared with abort listeners.
+pub type Trace = Arc<Mutex<Vec<TraceEvent>>>;
+
+/// What a call did besides returning.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Invoked {
+    Returned(Value),
+    /// The function called its argument `index` with `value`.
+    CalledBack {
+        index: usize,
+        value: Value,
+    },
+}
+
+impl Invoked {
+    /// The return value as JavaScript sees it.
+    pub fn value(self) -> Value {
+        match self {
+            Invoked::Returned(v) => v,
+            Invoked::CalledBack { .. } => Value::Undefined,
+        }
+    }
+}
+
+/// `typeof`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeOf {
+    Undefined,
+    Object,
+    Boolean,
+    Number,
+    String,
+    BigInt,
+    Symbol,
+    Function,
+}
+
+/// The model host at work: a heap, the signal of the current call, the trace.
+#[derive(Debug, Clone)]
+pub struct Runtime<'h> {
+    pub heap: &'h Heap,
+    pub signal: AbortSignal,
+    pub trace: Trace,
+}
+
+impl<'h> Runtime<'h> {
+    pub fn new(heap: &'h Heap, signal: AbortSignal, trace: Trace) -> Runtime<'h> {
+        Runtime {
+            heap,
+            signal,
+            trace,
+        }
+    }
+
+    pub fn record(&self, event: TraceEvent) {
+        record(&self.trace, event);
+    }
+
+    /// Aborts the signal from inside the model.
+    pub fn abort(&self, reason: Option<serde_json::Value>) {
+        let reason = AbortReason::from_option(reason);
+        if self.signal.abort(reason.clone()) {
+            self.record(TraceEvent::Aborted { reason });
+        }
+    }
+
+    pub fn type_of(&self, value: &Value) -> TypeOf {
+        match value {
+            Value::Undefined => TypeOf::Undefined,
+            Value::Null => TypeOf::Object,
+            Value::Bool(_) => TypeOf::Boolean,
+            Value::Number(_) => TypeOf::Number,
+            Value::String(_) => TypeOf::String,
+            Value::BigInt(_) => TypeOf::BigInt,
+            Value::Symbol(_) => TypeOf::Symbol,
+            Value::Ref(id) => match self.unwrap_proxies(*id).and_then(|t| self.heap.node(t)) {
+                Some(Node::Function(_)) => TypeOf::Function,
+                _ => TypeOf::Object,
+            },
+        }
+    }
+
+    /// Whether `value` is an object in the contract's sense: `typeof` is
+    /// `"object"` and it is not null.
+    pub fn is_object(&self, value: &Value) -> bool {
+        matches!(value, Value::Ref(_)) && self.type_of(value) == TypeOf::Object
+    }
+
+    pub fn is_function(&self, value: &Value) -> bool {
+        self.type_of(value) == TypeOf::Function
+    }
+
+    fn unwrap_proxies(&self, mut id: NodeId) -> Option<NodeId> {
+        for _ in 0..=MAX_CHAIN {
+            match self.heap.node(id)? {
+                Node::Proxy(p) => id = p.target,
+                _ => return Some(id),
+            }
+        }
+        None
+    }
+
+    /// Runs the trap of `proxy` for an operation, or throws if revoked.
+    fn trap(&self, proxy_id: NodeId, proxy: &ProxyNode, trap: Trap) -> Result<(), Thrown> {
+        if proxy.revoked {
+            return Err(revoked(trap.js_name()));
+        }
+        self.record(TraceEvent::TrapRan {
+            proxy: proxy_id,
+            trap,
+        });
+        match proxy.trap(trap) {
+            TrapBehavior::PassThrough => Ok(()),
+            TrapBehavior::Throw(v) => Err(Thrown::Value(v.clone())),
+            TrapBehavior::Abort(reason) => {
+                self.abort(reason.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// `Array.isArray`.
+    pub fn is_array(&self, mut id: NodeId) -> Result<bool, Thrown> {
+        for _ in 0..=MAX_CHAIN {
+            match self.heap.node(id) {
+                Some(Node::Proxy(p)) if p.revoked => return Err(revoked("IsArray")),
+                Some(Node::Proxy(p)) => id = p.target,
+                Some(Node::Array(_)) => return Ok(true),
+                _ => return Ok(false),
+            }
+        }
+        Ok(false)
+    }
+
+    /// `Object.getPrototypeOf`.
+    pub fn get_prototype_of(&self, mut id: NodeId) -> Result<Proto, Thrown> {
+        for _ in 0..=MAX_CHAIN {
+            match self.heap.node(id) {
+                Some(Node::Proxy(p)) => {
+                    self.trap(id, p, Trap::GetPrototypeOf)?;
+                    id = p.target;
+                }
+                Some(Node::Object(o)) => return Ok(o.proto.clone()),
+                Some(Node::Array(a)) => return Ok(a.proto.clone()),
+                Some(Node::Function(_)) => return Ok(Proto::Builtin(Builtin::Function)),
+                Some(Node::Promise(_)) => return Ok(Proto::Builtin(Builtin::Promise)),
+                None => return Ok(Proto::Null),
+            }
+        }
+        Ok(Proto::Null)
+    }
+
+    /// `Object.getOwnPropertyDescriptor`.
+    pub fn get_own_property(
+        &self,
+        mut id: NodeId,
+        key: &PropKey,
+    ) -> Result<Option<Property>, Thrown> {
+        for _ in 0..=MAX_CHAIN {
+            match self.heap.node(id) {
+                Some(Node::Proxy(p)) => {
+                    self.trap(id, p, Trap::GetOwnPropertyDescriptor)?;
+                    id = p.target;
+                }
+                Some(Node::Object(o)) => return Ok(o.own(key).cloned()),
+                Some(Node::Array(a)) => return Ok(array_own(a, key)),
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads an own property once: its value, running a getter with
+    /// `receiver` as `this`. `None` when there is no such own property.
+    pub fn read_own(&self, receiver: NodeId, key: &PropKey) -> Result<Option<Value>, Thrown> {
+        match self.get_own_property(receiver, key)? {
+            None => Ok(None),
+            Some(prop) => self.property_value(prop).map(Some),
+        }
+    }
+
+    /// The value of a property: the data, or what its getter returns.
+    pub fn property_value(&self, prop: Property) -> Result<Value, Thrown> {
+        match prop {
+            Property::Data { value, .. } => Ok(value),
+            Property::Accessor { getter: None, .. } => Ok(Value::Undefined),
+            Property::Accessor {
+                getter: Some(g), ..
+            } => self.call(g, Vec::new()).map(Invoked::value),
+        }
+    }
+
+    /// `value[key]` (`[[Get]]`): own properties, then the prototype chain,
+    /// proxies' `get` traps included. Built-in prototypes contribute nothing
+    /// the contract reads.
+    pub fn get(&self, value: &Value, key: &PropKey) -> Result<Value, Thrown> {
+        let Value::Ref(mut id) = value else {
+            return Ok(Value::Undefined);
+        };
+        for _ in 0..=2 * MAX_CHAIN {
+            let next = match self.heap.node(id) {
+                Some(Node::Proxy(p)) => {
+                    self.trap(id, p, Trap::Get)?;
+                    p.target
+                }
+                Some(Node::Object(o)) => match o.own(key) {
+                    Some(prop) => return self.property_value(prop.clone()),
+                    None => match &o.proto {
+                        Proto::Node(next) => *next,
+                        _ => return Ok(Value::Undefined),
+                    },
+                },
+                Some(Node::Array(a)) => match array_own(a, key) {
+                    Some(prop) => return self.property_value(prop),
+                    None => match &a.proto {
+                        Proto::Node(next) => *next,
+                        _ => return Ok(Value::Undefined),
+                    },
+                },
+                _ => return Ok(Value::Undefined),
+            };
+            id = next;
+        }
+        Ok(Value::Undefined)
+    }
+
+    /// Walks the own enumerable string-keyed properties (`Object.keys`
+    /// order) until `visit` breaks. A proxy runs its `ownKeys` trap once and
+    /// its `getOwnPropertyDescriptor` trap for each key visited.
+    pub fn own_enumerable(
+        &self,
+        mut id: NodeId,
+        visit: &mut dyn FnMut(&JsString, &Property) -> ControlFlow<()>,
+    ) -> Result<(), Thrown> {
+        let mut proxies: Vec<(NodeId, &ProxyNode)> = Vec::new();
+        for _ in 0..=MAX_CHAIN {
+            match self.heap.node(id) {
+                Some(Node::Proxy(p)) => {
+                    self.trap(id, p, Trap::OwnKeys)?;
+                    proxies.push((id, p));
+                    id = p.target;
+                }
+                Some(Node::Object(o)) => {
+                    for (k, prop) in o.enumerable_strings() {
+                        for (pid, p) in &proxies {
+                            self.trap(*pid, p, Trap::GetOwnPropertyDescriptor)?;
+                        }
+                        if visit(k, prop).is_break() {
+                            break;
+                        }
+                    }
+                    return Ok(());
+                }
+                Some(Node::Array(a)) => {
+                    for (i, prop) in &a.slots {
+                        if !prop.enumerable() {
+                            continue;
+                        }
+                        for (pid, p) in &proxies {
+                            self.trap(*pid, p, Trap::GetOwnPropertyDescriptor)?;
+                        }
+                        if visit(&JsString::from(i.to_string()), prop).is_break() {
+                            break;
+                        }
+                    }
+                    return Ok(());
+                }
+                _ => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls a function node once with `args`; scripts run their effects
+    /// then complete. Calling something that is not a function throws a
+    /// `TypeError`, as JavaScript does.
+    pub fn call(&self, function: NodeId, args: Vec<Arg>) -> Result<Invoked, Thrown> {
+        let Some(Node::Function(f)) = self.heap.node(function) else {
+            return Err(Thrown::TypeError("value is not a function".into()));
+        };
+        self.record(TraceEvent::Called { function, args });
+        for effect in &f.script.effects {
+            match effect {
+                Effect::Abort(reason) => self.abort(reason.clone()),
+                Effect::ListenForAbort => {
+                    let trace = self.trace.clone();
+                    self.signal.on_abort(move |_| {
+                        record(&trace, TraceEvent::AbortListenerFired { function });
+                    });
+                }
+            }
+        }
+        match &f.script.completion {
+            Completion::ReturnUndefined => Ok(Invoked::Returned(Value::Undefined)),
+            Completion::Return(v) => Ok(Invoked::Returned(v.clone())),
+            Completion::Throw(v) => Err(Thrown::Value(v.clone())),
+            Completion::CallArg { index, value } => Ok(Invoked::CalledBack {
+                index: *index,
+                value: value.clone(),
+            }),
+        }
+    }
+
+    /// Whether `thrown` is a genuine `NonRecoverableToolError`: an object
+    /// carrying the brand only the class's constructor sets. Fields and
+    /// prototypes do not count, and no trap or getter runs.
+    pub fn is_non_recoverable(&self, thrown: &Thrown) -> bool {
+        match thrown {
+            Thrown::Value(Value::Ref(id)) => matches!(
+                self.heap.node(*id),
+                Some(Node::Object(ObjectNode {
+                    non_recoverable_brand: true,
+                    ..
+                }))
+            ),
+            _ => false,
+        }
+    }
+
+    /// The failure message of a thrown value: a non-empty string, or an own
+    /// data property `message` that is a non-empty string. No getter,
+    /// prototype or trap is consulted (a thrown proxy has no message).
+    pub fn failure_message(&self, thrown: &Thrown) -> Option<JsString> {
+        match thrown {
+            Thrown::TypeError(m) => Some(JsString::new(m)),
+            Thrown::Value(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Thrown::Value(Value::Ref(id)) => match self.heap.node(*id) {
+                Some(Node::Object(o)) => match o.own(&PropKey::from("message")) {
+                    Some(Property::Data {
+                        value: Value::String(s),
+                        ..
+                    }) if !s.is_empty() => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Thrown::Value(_) => None,
+        }
+    }
+}
+
+pub(crate) fn record(trace: &Trace, event: TraceEvent) {
+    trace
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(event);
+}
+
+fn revoked(operation: &str) -> Thrown {
+    Thrown::TypeError(format!(
+        "Cannot perform '{operation}' on a proxy that has been revoked"
+    ))
+}
+
+fn array_own(a: &ArrayNode, key: &PropKey) -> Option<Property> {
+    let PropKey::String(s) = key else {
+        return None;
+    };
+    if *s == "length" {
+        return Some(Property::Data {
+            value: Value::Number(f64::from(a.length)),
+            enumerable: false,
+        });
+    }
+    let index = array_index(s)?;
+    a.slots.get(&index).cloned()
+}
