@@ -298,3 +298,40 @@ impl CallHost for ModelCall<'_, '_> {
         self.rt.failure_message(thrown)
     }
 }
+
+/// How a call driven by [`drive_call`] ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Driven {
+    Done(Result<ToolResult, Error>),
+    /// Still waiting for a pending executor, and nobody aborted.
+    Pending,
+}
+
+/// Runs a model call without a runtime or timers: polls it once, and if it
+/// waits on a pending executor, aborts the signal from outside with
+/// `abort_when_pending` (when given) and polls again. Deterministic: the
+/// model never wakes a call except through its signal.
+pub fn drive_call(
+    rt: &Runtime<'_>,
+    registry: RegistryArg<'_>,
+    call: &Value,
+    abort_when_pending: Option<crate::signal::AbortReason>,
+) -> Driven {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+    let mut future = std::pin::pin!(execute_tool_call(rt, registry, call));
+    let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+    if let Poll::Ready(done) = future.as_mut().poll(&mut cx) {
+        return Driven::Done(done);
+    }
+    let Some(reason) = abort_when_pending else {
+        return Driven::Pending;
+    };
+    if rt.signal.abort(reason.clone()) {
+        rt.record(TraceEvent::Aborted { reason });
+    }
+    match future.as_mut().poll(&mut cx) {
+        Poll::Ready(done) => Driven::Done(done),
+        Poll::Pending => Driven::Pending,
+    }
+}

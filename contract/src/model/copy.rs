@@ -3,7 +3,7 @@
 //! overflow the stack.
 
 use super::heap::{NodeId, PropKey, Property, Proto, Value};
-use super::runtime::{Copied, Runtime};
+use super::runtime::{Copied, CopiedNode, Runtime};
 use crate::js_string::JsString;
 use crate::Error;
 use std::collections::HashSet;
@@ -24,19 +24,29 @@ enum Frame {
     Array {
         id: NodeId,
         length: u32,
-        items: Vec<Copied>,
+        items: Vec<u32>,
     },
     Object {
         id: NodeId,
         props: std::vec::IntoIter<(JsString, Property)>,
         pending_key: Option<JsString>,
-        items: Vec<(JsString, Copied)>,
+        items: Vec<(JsString, u32)>,
     },
 }
 
 enum Step {
-    Done(Copied),
+    Done(CopiedNode),
     Open(Frame),
+}
+
+/// The copied nodes so far, children before parents.
+struct Out(Vec<CopiedNode>);
+
+impl Out {
+    fn push(&mut self, node: CopiedNode) -> u32 {
+        self.0.push(node);
+        u32::try_from(self.0.len() - 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// Copies `root` (already known to be a non-array object).
@@ -44,6 +54,7 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
     let mut stack: Vec<Frame> = Vec::new();
     let mut on_path: HashSet<NodeId> = HashSet::new();
     let mut copied = 0usize;
+    let mut out = Out(Vec::new());
     let mut next = Some(root.clone());
     loop {
         if let Some(value) = next.take() {
@@ -56,8 +67,9 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
             match open(rt, &value, &mut on_path)? {
                 Step::Open(frame) => stack.push(frame),
                 Step::Done(c) => {
-                    if let Some(done) = deliver(&mut stack, c) {
-                        return Ok(done);
+                    let index = out.push(c);
+                    if deliver(&mut stack, index) {
+                        return Ok(Copied::from_nodes(out.0));
                     }
                 }
             }
@@ -79,7 +91,7 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
                     None
                 } else {
                     on_path.remove(id);
-                    Some(Copied::Array(std::mem::take(items)))
+                    Some(CopiedNode::Array(std::mem::take(items)))
                 }
             }
             Frame::Object {
@@ -95,34 +107,35 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
                 }
                 None => {
                     on_path.remove(id);
-                    Some(Copied::Object(std::mem::take(items)))
+                    Some(CopiedNode::Object(std::mem::take(items)))
                 }
             },
         };
         if let Some(c) = closed {
             stack.pop();
-            if let Some(done) = deliver(&mut stack, c) {
-                return Ok(done);
+            let index = out.push(c);
+            if deliver(&mut stack, index) {
+                return Ok(Copied::from_nodes(out.0));
             }
         }
     }
 }
 
-/// Gives a finished copy to the frame waiting for it; the root's copy when
-/// no frame waits.
-fn deliver(stack: &mut [Frame], c: Copied) -> Option<Copied> {
+/// Gives a finished node to the frame waiting for it; `true` when none
+/// waits, so it was the root.
+fn deliver(stack: &mut [Frame], index: u32) -> bool {
     match stack.last_mut() {
-        None => Some(c),
+        None => true,
         Some(Frame::Array { items, .. }) => {
-            items.push(c);
-            None
+            items.push(index);
+            false
         }
         Some(Frame::Object {
             pending_key, items, ..
         }) => {
             let key = pending_key.take().unwrap_or_default();
-            items.push((key, c));
-            None
+            items.push((key, index));
+            false
         }
     }
 }
@@ -133,10 +146,10 @@ fn open(
     on_path: &mut HashSet<NodeId>,
 ) -> Result<Step, CopyFailure> {
     let id = match value {
-        Value::Null => return Ok(Step::Done(Copied::Null)),
-        Value::Bool(b) => return Ok(Step::Done(Copied::Bool(*b))),
-        Value::Number(n) if n.is_finite() => return Ok(Step::Done(Copied::Number(*n))),
-        Value::String(s) => return Ok(Step::Done(Copied::String(s.clone()))),
+        Value::Null => return Ok(Step::Done(CopiedNode::Null)),
+        Value::Bool(b) => return Ok(Step::Done(CopiedNode::Bool(*b))),
+        Value::Number(n) if n.is_finite() => return Ok(Step::Done(CopiedNode::Number(*n))),
+        Value::String(s) => return Ok(Step::Done(CopiedNode::String(s.clone()))),
         Value::Ref(id) if rt.is_object(value) => *id,
         _ => return Err(CopyFailure::Invalid),
     };

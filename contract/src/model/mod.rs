@@ -10,9 +10,9 @@ pub mod heap;
 pub mod output;
 pub mod runtime;
 
-pub use call::{execute_tool_call, RegistryArg};
+pub use call::{drive_call, execute_tool_call, Driven, RegistryArg};
 pub use definition::{
     register, register_many, snapshot_batch, snapshot_definition, ModelRegistry, ModelTool,
 };
 pub use heap::*;
-pub use runtime::{Arg, Copied, Invoked, Runtime, Thrown, Trace, TraceEvent, TypeOf};
+pub use runtime::{Arg, Copied, CopiedNode, Invoked, Runtime, Thrown, Trace, TraceEvent, TypeOf};

@@ -38,15 +38,78 @@ pub enum Arg {
     Callback,
 }
 
-/// A deep copy of call arguments: plain data only.
+/// A deep copy of call arguments: plain data only, held flat (children
+/// before parents) so that a copy of any depth is cloned, compared and
+/// dropped without recursion.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Copied {
+pub struct Copied {
+    nodes: Arc<[CopiedNode]>,
+}
+
+/// One value of a [`Copied`]; containers refer to earlier nodes by index.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CopiedNode {
     Null,
     Bool(bool),
     Number(f64),
     String(JsString),
-    Array(Vec<Copied>),
-    Object(Vec<(JsString, Copied)>),
+    Array(Vec<u32>),
+    Object(Vec<(JsString, u32)>),
+}
+
+impl Copied {
+    /// A copy whose root is the last node.
+    pub fn from_nodes(nodes: Vec<CopiedNode>) -> Copied {
+        Copied {
+            nodes: nodes.into(),
+        }
+    }
+
+    pub fn nodes(&self) -> &[CopiedNode] {
+        &self.nodes
+    }
+
+    /// Index of the root node.
+    pub fn root(&self) -> u32 {
+        u32::try_from(self.nodes.len().saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    pub fn node(&self, index: u32) -> Option<&CopiedNode> {
+        self.nodes.get(index as usize)
+    }
+
+    /// The copy as JSON when it is at most `max_depth` deep and has no lone
+    /// surrogates; `None` otherwise.
+    pub fn to_json(&self, max_depth: usize) -> Option<serde_json::Value> {
+        self.node_json(self.root(), max_depth)
+    }
+
+    fn node_json(&self, index: u32, depth_left: usize) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        Some(match self.node(index)? {
+            CopiedNode::Null => J::Null,
+            CopiedNode::Bool(b) => J::Bool(*b),
+            CopiedNode::Number(n) => serde_json::Number::from_f64(*n).map_or(J::Null, J::Number),
+            CopiedNode::String(s) => J::String(s.to_rust_string()?),
+            CopiedNode::Array(items) => {
+                let depth_left = depth_left.checked_sub(1)?;
+                J::Array(
+                    items
+                        .iter()
+                        .map(|i| self.node_json(*i, depth_left))
+                        .collect::<Option<_>>()?,
+                )
+            }
+            CopiedNode::Object(fields) => {
+                let depth_left = depth_left.checked_sub(1)?;
+                let mut map = serde_json::Map::new();
+                for (k, i) in fields {
+                    map.insert(k.to_rust_string()?, self.node_json(*i, depth_left)?);
+                }
+                J::Object(map)
+            }
+        })
+    }
 }
 
 /// One effect, in the order it happened.
