@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::json;
-use support::{outcome_matches, Expect, Observed, Run, World};
+use support::{outcome_matches, Expect, Make, Observed, Run, World};
 use toolgate_contract::bigint::BigIntValue;
 use toolgate_contract::model::*;
 use toolgate_contract::{ContractCode, JsString};
@@ -60,7 +60,7 @@ fn call_must_be_an_object_with_the_four_own_fields() {
             ("arguments", args.into()),
         ]
     };
-    let cases: Vec<(&str, Box<dyn Fn(&mut World) -> Fields>)> = vec![
+    let cases: Vec<(&str, Make<Fields>)> = vec![
         (
             "no type",
             Box::new(move |w| base(w).into_iter().filter(|f| f.0 != "type").collect()),
@@ -271,7 +271,7 @@ fn run_with_argument(make: impl FnOnce(&mut World) -> Value) -> (Observed, NodeI
 
 #[test]
 fn arguments_allow_only_plain_data() {
-    let invalid: Vec<(&str, Box<dyn FnOnce(&mut World) -> Value>)> = vec![
+    let invalid: Vec<(&str, Make<Value>)> = vec![
         ("undefined", Box::new(|_| Value::Undefined)),
         ("NaN", Box::new(|_| f64::NAN.into())),
         ("Infinity", Box::new(|_| f64::INFINITY.into())),
@@ -444,7 +444,7 @@ fn run_validator(make: impl FnOnce(&mut World) -> NodeId) -> (Observed, NodeId) 
 
 #[test]
 fn failure_messages_of_thrown_values() {
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut World) -> Value>)> = vec![
+    let cases: Vec<(&str, Make<Value>)> = vec![
         (
             "bad input",
             Box::new(|w| {
@@ -571,8 +571,7 @@ fn asynchronous_validators_are_refused_and_observed() {
 
 #[test]
 fn thenables_are_refused_keeping_their_error() {
-    type Make = Box<dyn FnOnce(&mut World) -> NodeId>;
-    let cases: Vec<(&str, Make)> = vec![
+    let cases: Vec<(&str, Make<NodeId>)> = vec![
         (
             "Tool validation must return synchronously",
             Box::new(|w| {
@@ -662,8 +661,7 @@ fn a_then_that_is_not_a_function_is_not_asynchrony() {
 
 #[test]
 fn decisions_must_be_well_formed() {
-    type Make = Box<dyn FnOnce(&mut World) -> Value>;
-    let cases: Vec<(&str, Make)> = vec![
+    let cases: Vec<(&str, Make<Value>)> = vec![
         (
             "Tool validation must return a decision object",
             Box::new(|_| Value::Undefined),
@@ -831,8 +829,7 @@ fn validate_then_execute_each_run_once_with_the_right_values() {
 
 #[test]
 fn execution_failures_and_awaiting() {
-    type Make = Box<dyn FnOnce(&mut World) -> NodeId>;
-    let cases: Vec<(Expect<'static>, Make)> = vec![
+    let cases: Vec<(Expect<'static>, Make<NodeId>)> = vec![
         (
             Expect::Failure("TOOL_EXECUTION_FAILED", "sync"),
             Box::new(|w| w.b.throwing("sync")),
@@ -956,8 +953,7 @@ fn execution_failures_and_awaiting() {
 
 #[test]
 fn output_failures_give_serialization_failed_results() {
-    type Make = Box<dyn FnOnce(&mut World) -> Value>;
-    let cases: Vec<(&str, Make)> = vec![
+    let cases: Vec<(&str, Make<Value>)> = vec![
         (
             "Tool output could not be serialized safely",
             Box::new(|w| w.object_with(Proto::Builtin(Builtin::Map), vec![]).into()),

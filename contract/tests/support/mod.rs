@@ -204,7 +204,7 @@ pub fn outcome_matches(observed: &Observed, expect: &Expect<'_>) -> Result<(), S
             let payload = serde_json::json!({"error": {"code": code, "message": message}});
             r.is_error
                 && r.error_code.map(|c| c.as_str()) == Some(*code)
-                && (r.truncated || r.content == payload.to_string())
+                && (r.truncated || r.content.as_str() == payload.to_string().as_str())
         }
         (Driven::Done(Err(e)), Expect::Contract(code)) => e.contract_code() == Some(*code),
         (Driven::Done(Err(e)), Expect::Cancelled(reason)) => e.abort_reason() == Some(reason),
@@ -220,3 +220,6 @@ pub fn outcome_matches(observed: &Observed, expect: &Expect<'_>) -> Result<(), S
         Err(format!("expected {expect:?}, got {:?}", observed.outcome))
     }
 }
+
+/// Builds one part of a test world: the data of table-driven cases.
+pub type Make<T> = Box<dyn FnOnce(&mut World) -> T>;
