@@ -763,3 +763,40 @@ fn json_source_writes_the_same_bytes_as_the_model() {
         assert!(from_json.steps <= MAX_STEPS);
     }
 }
+
+// ---------------------------------------------------------------- SER-usage
+
+#[test]
+fn usage_counts_each_budget_as_core_md_defines_it() {
+    // keys and string values and BigInt texts are string characters; markers
+    // are not; every value is a node; every property is an entry
+    let mut w = World::new();
+    let big = toolgate_contract::bigint::BigIntValue::from_i64(12);
+    let f = w.b.returning(1);
+    let o = w.b.object([
+        ("é", Value::from("😀x")),
+        ("m", Value::Undefined),
+        ("b", big.into()),
+        ("f", f.into()),
+    ]);
+    let heap = w.finish();
+    let out = check(
+        &heap,
+        o,
+        r#"{"b":"12n","f":"[Function]","m":"[Undefined]","é":"😀x"}"#,
+    );
+    let usage = out.usage;
+    assert_eq!(
+        (usage.nodes, usage.entries, usage.string_chars),
+        (5, 4, 4 + 2 + 3)
+    );
+    // a string longer than the budget stops reading at the budget
+    let heap = World::new().finish();
+    let long = JsString::new(&"x".repeat(10_000));
+    let out = check(
+        &heap,
+        long,
+        &format!("\"{}{TRUNCATION_MARKER}", "x".repeat(4071)),
+    );
+    assert_eq!(out.usage.string_chars, 4096);
+}

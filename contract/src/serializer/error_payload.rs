@@ -81,6 +81,7 @@ pub fn error_content(code: &str, message: StrRef<'_>) -> super::Serialized {
         Err(Failure::Unsupported) => super::Serialized {
             content: String::new(),
             truncated: false,
+            usage: Default::default(),
             steps: 0,
         },
     }

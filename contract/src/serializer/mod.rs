@@ -104,9 +104,24 @@ pub struct Serialized {
     /// At most 4096 code points.
     pub content: String,
     pub truncated: bool,
+    /// How much of each budget the walk used.
+    pub usage: Usage,
     /// Units of work done: values, entries, code points read or written and
     /// key comparisons. Bounded by the budgets whatever the input.
     pub steps: u64,
+}
+
+/// The budgets a walk used. The string budget cannot show in a content (every
+/// code point read is written, and the output cap is the same size), so this
+/// is how its accounting is checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Values visited (at most [`MAX_NODES`]).
+    pub nodes: usize,
+    /// Own properties and array slots visited (at most [`MAX_ENTRIES`]).
+    pub entries: usize,
+    /// Code points read from keys, strings and BigInt texts (at most [`MAX_STRING_CHARS`]).
+    pub string_chars: usize,
 }
 
 /// Code units of a key compared when sorting: two keys equal over this many
@@ -130,10 +145,16 @@ pub fn serialize<S: OutputSource>(
     };
     walk.value(root, 0)?;
     let steps = walk.steps;
+    let usage = Usage {
+        nodes: walk.nodes,
+        entries: walk.entries,
+        string_chars: walk.chars,
+    };
     let (content, truncated) = walk.w.finish();
     Ok(Serialized {
         content,
         truncated,
+        usage,
         steps,
     })
 }
