@@ -121,14 +121,30 @@ impl<'a> StrRef<'a> {
     }
 
     /// Compares by UTF-16 code units, as JavaScript's default sort does,
-    /// looking at no more than `limit` code units of each side.
+    /// looking at no more than `limit` code units of each side. Returns the
+    /// order and how many code unit pairs were examined.
     ///
     /// The serializer sorts keys with a limit larger than any key it can
     /// write: two keys equal over that prefix both exhaust the string budget
-    /// inside the prefix, so their order cannot change the output, and a
-    /// sort of long keys costs the budget, not the keys' length.
-    pub fn cmp_utf16_prefix(self, other: StrRef<'_>, limit: usize) -> Ordering {
-        self.units().take(limit).cmp(other.units().take(limit))
+    /// inside it, so their order cannot change the output, and a sort of
+    /// long keys costs the budget, not the keys' length.
+    pub fn cmp_utf16_prefix(self, other: StrRef<'_>, limit: usize) -> (Ordering, usize) {
+        let mut a = self.units().take(limit);
+        let mut b = other.units().take(limit);
+        let mut examined = 0;
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return (Ordering::Equal, examined),
+                (None, Some(_)) => return (Ordering::Less, examined),
+                (Some(_), None) => return (Ordering::Greater, examined),
+                (Some(x), Some(y)) => {
+                    examined += 1;
+                    if x != y {
+                        return (x.cmp(&y), examined);
+                    }
+                }
+            }
+        }
     }
 
     fn units(self) -> Units<'a> {
@@ -179,7 +195,9 @@ mod tests {
 
     fn check(a: &str, b: &str, expect: Ordering) {
         assert_eq!(
-            StrRef::Utf8(a).cmp_utf16_prefix(StrRef::Utf8(b), usize::MAX),
+            StrRef::Utf8(a)
+                .cmp_utf16_prefix(StrRef::Utf8(b), usize::MAX)
+                .0,
             expect,
             "{a:?} vs {b:?}"
         );

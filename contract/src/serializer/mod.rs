@@ -15,7 +15,7 @@ pub use error_payload::{error_content, ErrorPayload, PayloadPart};
 pub use json::{JsonHandle, JsonSource};
 
 use crate::bigint::BigIntValue;
-use crate::constants::{marker, MAX_DEPTH, MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
+use crate::constants::{marker, MAX_DEPTH, MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS, OUTPUT_CAP};
 use crate::js_string::{CodePoint, StrRef};
 use std::ops::ControlFlow;
 use writer::Writer;
@@ -159,13 +159,25 @@ pub fn serialize<S: OutputSource>(
     })
 }
 
-/// The budgets a [`Serialized::steps`] count can never exceed: a loose but
-/// input-independent bound used by tests and property tests.
-pub const MAX_STEPS: u64 = {
-    let per_sort = (MAX_ENTRIES * 9) as u64; // comparisons of a stable sort of 256 keys, generous
-    (MAX_NODES + 2 * MAX_ENTRIES + MAX_STRING_CHARS + 2 * crate::constants::OUTPUT_CAP) as u64
-        + per_sort * KEY_COMPARE_UNITS as u64
-};
+/// Comparisons a stable sort of the at most [`MAX_ENTRIES`] kept keys makes
+/// (n log2 n for n = 256, summed over all objects, plus slack).
+const MAX_SORT_COMPARISONS: usize = MAX_ENTRIES * 9;
+
+/// What a [`Serialized::steps`] count can never exceed, whatever the input:
+/// values and container opens, entries, number text, code points read by
+/// quoted strings (each quoted string may read one code point it cannot
+/// write), and key comparisons with the code units they examine.
+pub const MAX_STEPS: u64 = (2 * MAX_NODES
+    + MAX_ENTRIES
+    + MAX_NODES * MAX_NUMBER_TEXT
+    + OUTPUT_CAP
+    + MAX_STRING_CHARS
+    + MAX_NODES
+    + MAX_ENTRIES
+    + MAX_SORT_COMPARISONS * (1 + KEY_COMPARE_UNITS)) as u64;
+
+/// Longest text `Number::toString` gives (`-1.2345678901234567e-308`).
+const MAX_NUMBER_TEXT: usize = 25;
 
 struct Walk<'s, S: OutputSource> {
     source: &'s S,
@@ -340,14 +352,15 @@ impl<S: OutputSource> Walk<'_, S> {
         if self.w.truncated() {
             return Ok(());
         }
-        let mut comparisons = 0u64;
+        let mut sorting = 0u64;
         kept.sort_by(|(a, _), (b, _)| {
-            comparisons += 1;
-            source
+            let (order, examined) = source
                 .key_str(a)
-                .cmp_utf16_prefix(source.key_str(b), KEY_COMPARE_UNITS)
+                .cmp_utf16_prefix(source.key_str(b), KEY_COMPARE_UNITS);
+            sorting += 1 + examined as u64;
+            order
         });
-        self.steps += comparisons;
+        self.steps += sorting;
         for (i, (k, v)) in kept.iter().enumerate() {
             if self.w.truncated() {
                 return Ok(());
