@@ -88,9 +88,10 @@ fn an_aborted_signal_wins_over_an_invalid_registry_or_call() {
 
 #[test]
 fn an_abort_while_the_call_is_snapshotted_wins() {
-    // a getter on `id` aborts; the call is otherwise valid (caught at step 4)
-    // or invalid (the reason wins over INVALID_TOOL_CALL)
-    for valid in [true, false] {
+    // a getter on `id` aborts; the call is otherwise valid (caught at step 4,
+    // before an unknown name could give TOOL_NOT_FOUND) or invalid (the
+    // reason wins over INVALID_TOOL_CALL)
+    for (valid, tool_name) in [(true, "t"), (true, "unknown"), (false, "t")] {
         let mut w = World::new();
         let validate = w.accepting(1);
         let execute = w.b.returning(1);
@@ -98,7 +99,7 @@ fn an_abort_while_the_call_is_snapshotted_wins() {
         let id_getter = abort_then(&mut w, Completion::Return("c".into()));
         let args = w.b.object::<&str, Value>([]);
         // invalid in a field read after `id`, so the aborting getter runs
-        let name = if valid { "t" } else { " " };
+        let name = if valid { tool_name } else { " " };
         let call = w.object_with(
             Proto::ObjectPrototype,
             vec![
