@@ -279,3 +279,30 @@ fn concurrent_calls_on_one_registry_never_cross_wire() {
     }
     assert_eq!(registry.names(), ["a", "b"]);
 }
+
+#[test]
+fn settling_while_aborted_the_abort_wins() {
+    // the executor aborts its own signal and resolves in the same poll: only
+    // the check after settling (step 15) can see it
+    let aborts = FnTool::new(
+        "aborts",
+        "aborts then returns",
+        accept,
+        |_, ctx: ToolContext| async move {
+            ctx.signal.abort(AbortReason::Value(json!("from inside")));
+            Ok(Output::Json(json!("done")))
+        },
+    )
+    .into_tool();
+    let registry = ToolRegistry::with_tools(vec![aborts]).unwrap();
+    check(
+        block_on(execute_tool_call(
+            &registry,
+            &call("c", "aborts", json!({})),
+            &AbortSignal::new(),
+        )),
+        Err(ErrorKind::Cancelled(AbortReason::Value(json!(
+            "from inside"
+        )))),
+    );
+}
