@@ -30,6 +30,8 @@ pub enum ErrorKind {
     /// The executable model of the host was asked for something it does not
     /// model (a prototype chain longer than its limit, a copy too large).
     Model(String),
+    /// A scenario or corpus file is malformed; says where and why.
+    Scenario(String),
 }
 
 /// The codes of contract errors.
@@ -70,6 +72,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "non-recoverable tool error: {message}")
             }
             ErrorKind::Model(what) => write!(f, "outside the host model: {what}"),
+            ErrorKind::Scenario(what) => write!(f, "invalid scenario: {what}"),
         }
     }
 }
@@ -86,6 +89,9 @@ impl Error {
     }
     pub(crate) fn model(what: impl Into<String>) -> Error {
         Error::new(ErrorKind::Model(what.into()))
+    }
+    pub(crate) fn scenario(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Scenario(what.into()))
     }
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {

@@ -20,6 +20,7 @@ pub mod error;
 pub mod js_string;
 pub mod model;
 pub mod registry;
+pub mod scenario;
 pub mod serializer;
 pub mod signal;
 

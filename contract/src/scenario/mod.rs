@@ -1,0 +1,16 @@
+//! Scenarios (the language-neutral conformance cases), their decoding into
+//! the host model, observations, and the oracle that runs a scenario on the
+//! reference.
+
+pub mod build;
+pub mod spec;
+
+pub use build::{build, Built};
+pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite};
+pub mod observation;
+pub mod oracle;
+
+pub use observation::Observation;
+pub use oracle::observe;
+pub mod corpus;
+pub use corpus::{Case, CaseFile};

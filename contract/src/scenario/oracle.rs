@@ -1,0 +1,83 @@
+//! The oracle: runs a scenario on the reference model and returns the
+//! observation. Deterministic: no clock, no threads, no runtime; calls run
+//! one after another, each with its own signal.
+
+use super::build::build;
+use super::observation::*;
+use super::spec::{AbortPlan, RegistryKind, Scenario};
+use crate::error::{Error, ErrorKind};
+use crate::model::{drive_call, register_many, Driven, ModelRegistry, RegistryArg, Runtime, Trace};
+use crate::signal::{AbortReason, AbortSignal};
+
+/// The expected observation of `scenario`. `Err` when the scenario is
+/// malformed or asks for more than the model holds.
+pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
+    let built = build(scenario)?;
+    let mut registry = ModelRegistry::new();
+    let mut observation = Observation::default();
+    for batch in &built.registrations {
+        let trace = Trace::default();
+        let rt = Runtime::new(&built.heap, AbortSignal::new(), trace.clone());
+        let outcome = match register_many(&rt, &mut registry, batch) {
+            Ok(()) => Registered::Ok,
+            Err(e) => match e.contract_code() {
+                Some(code) => Registered::ContractError(code),
+                None => return Err(e),
+            },
+        };
+        observation.registrations.push(RegistrationObserved {
+            outcome,
+            trace: encode_trace(&built, &snapshot(&trace)),
+        });
+    }
+    for (spec, call) in scenario.calls.iter().zip(&built.calls) {
+        let trace = Trace::default();
+        let signal = AbortSignal::new();
+        let mut when_pending = None;
+        match &spec.abort {
+            Some(AbortPlan::Before(r)) => {
+                signal.abort(AbortReason::from_option(r.reason.clone()));
+            }
+            Some(AbortPlan::WhenPending(r)) => {
+                when_pending = Some(AbortReason::from_option(r.reason.clone()))
+            }
+            None => {}
+        }
+        let rt = Runtime::new(&built.heap, signal, trace.clone());
+        let arg = match spec.registry {
+            RegistryKind::Real => RegistryArg::Real(&registry),
+            RegistryKind::NotARegistry => RegistryArg::NotARegistry,
+        };
+        let outcome = outcome(&built, drive_call(&rt, arg, call, when_pending))?;
+        observation.calls.push(CallObserved {
+            outcome,
+            trace: encode_trace(&built, &snapshot(&trace)),
+            unhandled_rejections: 0,
+        });
+    }
+    observation.names = registry.names().iter().map(encode_string).collect();
+    Ok(observation)
+}
+
+fn snapshot(trace: &Trace) -> Vec<crate::model::TraceEvent> {
+    trace
+        .lock()
+        .map(|t| t.clone())
+        .unwrap_or_else(|p| p.into_inner().clone())
+}
+
+fn outcome(built: &super::build::Built, driven: Driven) -> Result<Outcome, Error> {
+    Ok(match driven {
+        Driven::Pending => Outcome::Pending,
+        Driven::Done(Ok(result)) => Outcome::Result(encode_result(&result)),
+        Driven::Done(Err(e)) => match e.kind() {
+            ErrorKind::Contract(code) => Outcome::ContractError(*code),
+            ErrorKind::Cancelled(reason) => Outcome::Cancelled(reason.into()),
+            ErrorKind::NonRecoverable { origin, .. } => {
+                let id = crate::model::NodeId(u32::try_from(*origin).unwrap_or(u32::MAX));
+                Outcome::NonRecoverable(built.name(id).to_string())
+            }
+            ErrorKind::Model(_) | ErrorKind::Scenario(_) => return Err(e),
+        },
+    })
+}
