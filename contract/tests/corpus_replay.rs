@@ -4,17 +4,29 @@
 //! To regenerate expectations deliberately, run
 //! `TOOLGATE_BLESS=1 cargo test --test corpus_replay`: changed cases are
 //! rewritten and each change is printed as a diff; the run still fails so a
-//! bless is never silent.
+//! bless is never silent. `TOOLGATE_CASE_FILES=core/x.json,boundary/y.json`
+//! (paths under `corpus/cases/`) limits the replay to those files.
 
 use std::path::Path;
-use toolgate_contract::scenario::corpus::{load_dir, to_text};
+use toolgate_contract::scenario::corpus::{load_dir, load_file, to_text};
 use toolgate_contract::scenario::observe;
 
 /// Compares the oracle's observation of every case with its stored one;
 /// returns the differences, and blesses them when asked.
 fn check(dir: &Path, bless: bool) -> Vec<String> {
     let mut problems = Vec::new();
-    let files = load_dir(dir).unwrap_or_else(|e| panic!("{e}"));
+    // TOOLGATE_CASE_FILES=a.json,b.json replays (and blesses) only those files
+    let files = match std::env::var("TOOLGATE_CASE_FILES") {
+        Ok(list) => list
+            .split(',')
+            .map(|name| {
+                let path = dir.join(name.trim());
+                let file = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+                (path, file)
+            })
+            .collect(),
+        Err(_) => load_dir(dir).unwrap_or_else(|e| panic!("{e}")),
+    };
     for (path, mut file) in files {
         let mut changed = false;
         for i in 0..file.cases.len() {
