@@ -172,6 +172,10 @@ fn encode_number(n: f64) -> Json {
         json!({"$": "number", "value": if n > 0.0 { "Infinity" } else { "-Infinity" }})
     } else if n == 0.0 && n.is_sign_negative() {
         json!({"$": "number", "value": "-0"})
+    } else if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        // integral doubles as JSON integers, as JavaScript writes them, so
+        // observations compare equal whichever language produced them
+        Json::from(n as i64)
     } else {
         serde_json::Number::from_f64(n).map_or(Json::Null, Json::Number)
     }
