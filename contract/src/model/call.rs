@@ -260,14 +260,9 @@ impl CallHost for ModelCall<'_, '_> {
             Awaited::Rejected(t) => futures::future::ready(Err(t)).boxed(),
             Awaited::Pending(late) => {
                 if let Some((promise, Some(settlement))) = late {
-                    let trace = self.rt.trace.clone();
                     let rejected = matches!(settlement, Settlement::Reject(_));
-                    self.rt.signal.on_abort(move |_| {
-                        super::runtime::record(
-                            &trace,
-                            TraceEvent::LateSettlement { promise, rejected },
-                        );
-                    });
+                    self.rt
+                        .listen_for_abort(TraceEvent::LateSettlement { promise, rejected });
                 }
                 futures::future::pending().boxed()
             }
@@ -327,9 +322,7 @@ pub fn drive_call(
     let Some(reason) = abort_when_pending else {
         return Driven::Pending;
     };
-    if rt.signal.abort(reason.clone()) {
-        rt.record(TraceEvent::Aborted { reason });
-    }
+    rt.abort_with(reason);
     match future.as_mut().poll(&mut cx) {
         Poll::Ready(done) => Driven::Done(done),
         Poll::Pending => Driven::Pending,

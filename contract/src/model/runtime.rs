@@ -190,10 +190,28 @@ impl<'h> Runtime<'h> {
 
     /// Aborts the signal from inside the model.
     pub fn abort(&self, reason: Option<serde_json::Value>) {
-        let reason = AbortReason::from_option(reason);
-        if self.signal.abort(reason.clone()) {
-            self.record(TraceEvent::Aborted { reason });
+        self.abort_with(AbortReason::from_option(reason));
+    }
+
+    /// Aborts with `reason` unless already aborted. The abort is recorded
+    /// before the listeners it wakes, as `controller.abort()` runs them.
+    pub fn abort_with(&self, reason: AbortReason) {
+        if !self.signal.is_aborted() {
+            self.record(TraceEvent::Aborted {
+                reason: reason.clone(),
+            });
+            self.signal.abort(reason);
         }
+    }
+
+    /// Adds an abort listener the way `addEventListener("abort")` does: one
+    /// added to an already aborted signal never fires.
+    pub fn listen_for_abort(&self, event: TraceEvent) {
+        if self.signal.is_aborted() {
+            return;
+        }
+        let trace = self.trace.clone();
+        self.signal.on_abort(move |_| record(&trace, event));
     }
 
     pub fn type_of(&self, value: &Value) -> TypeOf {
@@ -358,7 +376,8 @@ impl<'h> Runtime<'h> {
 
     /// Walks the own enumerable string-keyed properties (`Object.keys`
     /// order) until `visit` breaks. A proxy runs its `ownKeys` trap once and
-    /// its `getOwnPropertyDescriptor` trap for each key visited.
+    /// its `getOwnPropertyDescriptor` trap for each string key in order,
+    /// hidden ones included, until the walk stops.
     pub fn own_enumerable(
         &self,
         mut id: NodeId,
@@ -372,13 +391,28 @@ impl<'h> Runtime<'h> {
                     proxies.push((id, p));
                     id = p.target;
                 }
-                Some(Node::Object(o)) => {
+                Some(Node::Object(o)) if proxies.is_empty() => {
                     for (k, prop) in o.enumerable_strings() {
+                        if visit(k, prop).is_break() {
+                            break;
+                        }
+                    }
+                    return Ok(());
+                }
+                Some(Node::Object(o)) => {
+                    // through a proxy, enumerability is only known by asking:
+                    // every string key costs a descriptor trap, hidden ones too,
+                    // as `Reflect.ownKeys` + `getOwnPropertyDescriptor` does
+                    for key in o.keys() {
+                        let PropKey::String(k) = key else { continue };
                         for (pid, p) in &proxies {
                             self.trap(*pid, p, Trap::GetOwnPropertyDescriptor)?;
                         }
-                        if visit(k, prop).is_break() {
-                            break;
+                        let visible = o.own(key).filter(|prop| prop.enumerable());
+                        if let Some(prop) = visible {
+                            if visit(k, prop).is_break() {
+                                break;
+                            }
                         }
                     }
                     return Ok(());
@@ -415,10 +449,7 @@ impl<'h> Runtime<'h> {
             match effect {
                 Effect::Abort(reason) => self.abort(reason.clone()),
                 Effect::ListenForAbort => {
-                    let trace = self.trace.clone();
-                    self.signal.on_abort(move |_| {
-                        record(&trace, TraceEvent::AbortListenerFired { function });
-                    });
+                    self.listen_for_abort(TraceEvent::AbortListenerFired { function })
                 }
             }
         }

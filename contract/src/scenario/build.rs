@@ -28,6 +28,7 @@ pub struct Built {
     pub heap: Heap,
     /// Node names by id.
     pub names: Vec<String>,
+    pub initial: Option<Value>,
     pub registrations: Vec<Value>,
     pub calls: Vec<Value>,
 }
@@ -76,6 +77,10 @@ pub fn build(scenario: &Scenario) -> Result<Built, Error> {
         let node = builder.node(spec, &at)?;
         builder.set(id, node, &at)?;
     }
+    let initial = match &scenario.initial {
+        Some(v) => Some(builder.value(v, "/initial")?),
+        None => None,
+    };
     let registrations = scenario
         .registrations
         .iter()
@@ -92,6 +97,7 @@ pub fn build(scenario: &Scenario) -> Result<Built, Error> {
     Ok(Built {
         heap,
         names: builder.names,
+        initial,
         registrations,
         calls,
     })

@@ -3,6 +3,7 @@
 //! reference.
 
 pub mod build;
+pub mod checks;
 pub mod spec;
 
 pub use build::{build, Built};

@@ -16,6 +16,9 @@ use serde_json::{json, Map, Value as Json};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Observation {
+    /// The registry's construction from the scenario's `initial` batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<RegistrationObserved>,
     pub registrations: Vec<RegistrationObserved>,
     pub calls: Vec<CallObserved>,
     /// The registry's names after the scenario, in order.
@@ -32,11 +35,13 @@ pub struct RegistrationObserved {
 }
 
 /// How a registration ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Registered {
     Ok,
     ContractError(ContractCode),
+    /// Threw something that is not a contract error (see [`Outcome::Rejected`]).
+    Rejected(Json),
 }
 
 /// One call.
@@ -63,6 +68,11 @@ pub enum Outcome {
     NonRecoverable(String),
     /// Never settled (a pending executor and no abort).
     Pending,
+    /// Rejected with something the contract never throws (a `TypeError`, a
+    /// contract error with an unknown code...), described by the adapter.
+    /// The reference never gives it; it lets an adapter report what a
+    /// broken implementation did instead of failing to observe it.
+    Rejected(Json),
 }
 
 /// An abort reason as observed.
@@ -172,10 +182,12 @@ fn encode_number(n: f64) -> Json {
         json!({"$": "number", "value": if n > 0.0 { "Infinity" } else { "-Infinity" }})
     } else if n == 0.0 && n.is_sign_negative() {
         json!({"$": "number", "value": "-0"})
-    } else if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+    } else if n.fract() == 0.0 && n.abs() < 9_223_372_036_854_775_808.0 {
         // integral doubles as JSON integers, as JavaScript writes them, so
         // observations compare equal whichever language produced them
         Json::from(n as i64)
+    } else if n.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&n) {
+        Json::from(n as u64)
     } else {
         serde_json::Number::from_f64(n).map_or(Json::Null, Json::Number)
     }
@@ -199,7 +211,7 @@ pub fn encode_value(built: &Built, v: &Value) -> Json {
 }
 
 /// A deep copy of arguments as JSON: objects and arrays as JSON (an object
-/// with a `$` key as `{"$": "object", "entries": [[k, v]...]}`), special
+/// with a `$` or `ref` key as `{"$": "object", "entries": [[k, v]...]}`), special
 /// numbers and lone surrogates tagged, deeper than [`MAX_ENCODED_DEPTH`] as
 /// `{"$": "deep"}`.
 pub fn encode_copy(copy: &Copied) -> Json {
@@ -226,7 +238,8 @@ fn encode_copied_node(copy: &Copied, index: u32, depth: usize) -> Json {
                 .collect(),
         ),
         CopiedNode::Object(fields) => {
-            let tagged_key = fields.iter().any(|(k, _)| *k == "$");
+            // `$` and `ref` keys would read as tags: such objects use the entries form
+            let tagged_key = fields.iter().any(|(k, _)| *k == "$" || *k == "ref");
             let lossy_key = fields.iter().any(|(k, _)| k.to_rust_string().is_none());
             if tagged_key || lossy_key {
                 let entries = fields

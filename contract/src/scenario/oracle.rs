@@ -2,7 +2,7 @@
 //! observation. Deterministic: no clock, no threads, no runtime; calls run
 //! one after another, each with its own signal.
 
-use super::build::build;
+use super::build::{build, Built};
 use super::observation::*;
 use super::spec::{AbortPlan, RegistryKind, Scenario};
 use crate::error::{Error, ErrorKind};
@@ -15,20 +15,14 @@ pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
     let built = build(scenario)?;
     let mut registry = ModelRegistry::new();
     let mut observation = Observation::default();
+    // a failed construction leaves no registry: the calls then run on an
+    // empty one, which is what remains observable
+    if let Some(batch) = &built.initial {
+        observation.initial = Some(register(&built, &mut registry, batch)?);
+    }
     for batch in &built.registrations {
-        let trace = Trace::default();
-        let rt = Runtime::new(&built.heap, AbortSignal::new(), trace.clone());
-        let outcome = match register_many(&rt, &mut registry, batch) {
-            Ok(()) => Registered::Ok,
-            Err(e) => match e.contract_code() {
-                Some(code) => Registered::ContractError(code),
-                None => return Err(e),
-            },
-        };
-        observation.registrations.push(RegistrationObserved {
-            outcome,
-            trace: encode_trace(&built, &snapshot(&trace)),
-        });
+        let registered = register(&built, &mut registry, batch)?;
+        observation.registrations.push(registered);
     }
     for (spec, call) in scenario.calls.iter().zip(&built.calls) {
         let trace = Trace::default();
@@ -59,6 +53,27 @@ pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
     Ok(observation)
 }
 
+/// One `registerMany` (or construction) with its own throwaway signal.
+fn register(
+    built: &Built,
+    registry: &mut ModelRegistry,
+    batch: &crate::model::Value,
+) -> Result<RegistrationObserved, Error> {
+    let trace = Trace::default();
+    let rt = Runtime::new(&built.heap, AbortSignal::new(), trace.clone());
+    let outcome = match register_many(&rt, registry, batch) {
+        Ok(()) => Registered::Ok,
+        Err(e) => match e.contract_code() {
+            Some(code) => Registered::ContractError(code),
+            None => return Err(e),
+        },
+    };
+    Ok(RegistrationObserved {
+        outcome,
+        trace: encode_trace(built, &snapshot(&trace)),
+    })
+}
+
 fn snapshot(trace: &Trace) -> Vec<crate::model::TraceEvent> {
     trace
         .lock()
@@ -66,7 +81,7 @@ fn snapshot(trace: &Trace) -> Vec<crate::model::TraceEvent> {
         .unwrap_or_else(|p| p.into_inner().clone())
 }
 
-fn outcome(built: &super::build::Built, driven: Driven) -> Result<Outcome, Error> {
+fn outcome(built: &Built, driven: Driven) -> Result<Outcome, Error> {
     Ok(match driven {
         Driven::Pending => Outcome::Pending,
         Driven::Done(Ok(result)) => Outcome::Result(encode_result(&result)),

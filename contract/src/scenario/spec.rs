@@ -13,6 +13,10 @@ pub struct Scenario {
     /// Named nodes of the heap, referred to as `{"ref": "<name>"}`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub nodes: Map<String, Json>,
+    /// A batch the registry is constructed from (`new ToolRegistry(batch)`);
+    /// without it the registry starts empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<Json>,
     /// Batches passed to `registerMany`, in order, on one registry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub registrations: Vec<Json>,
