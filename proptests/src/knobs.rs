@@ -13,8 +13,10 @@ pub fn scale() -> u32 {
         .unwrap_or(1)
 }
 
-/// A proptest config running `default_cases` times the scale.
-pub fn config(default_cases: u32) -> Config {
+/// A proptest config running `default_cases` times the scale, persisting
+/// failures in `proptests/proptest-regressions/<regressions>` (paths are
+/// relative to the crate, where cargo runs its tests).
+pub fn config(default_cases: u32, regressions: &'static str) -> Config {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse::<u32>().ok())
@@ -22,8 +24,7 @@ pub fn config(default_cases: u32) -> Config {
     Config {
         cases,
         max_shrink_iters: 4096,
-        // committed next to the tests: `proptests/tests/regressions/`
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(regressions))),
         ..Config::default()
     }
 }

@@ -47,7 +47,9 @@ fn crossing_plan() -> impl Strategy<Value = LargePlan> {
         prop_oneof![120u32..140, 250u32..262].prop_map(LargePlan::WideObject),
         prop_oneof![120u32..140, 250u32..262].prop_map(LargePlan::WideArray),
         (2u32..300).prop_map(LargePlan::Sparse),
-        (0u8..5, 2_040u32..2_100).prop_map(|(piece, times)| LargePlan::LongString { piece, times }),
+        // around the output cap: 4094 one-code-point characters fill it exactly
+        (0u8..3, 4_088u32..4_100).prop_map(|(piece, times)| LargePlan::LongString { piece, times }),
+        (3u8..5, 1_000u32..2_100).prop_map(|(piece, times)| LargePlan::LongString { piece, times }),
         (4_090u32..4_100).prop_map(LargePlan::HugeBigInt),
         (1u16..40, 1u32..300).prop_map(|(count, length)| LargePlan::LongKeys { count, length }),
     ]
@@ -184,10 +186,13 @@ fn then_plan() -> impl Strategy<Value = ThenPlan> {
     ]
 }
 
-/// An executor's output: usually a tree, sometimes a huge value.
-fn output_plan() -> impl Strategy<Value = ValuePlan> {
+/// An executor's output: usually a tree, sometimes a huge value, and often
+/// a string whose quoted form is within a few code points of the output cap
+/// (4094 characters fill it exactly).
+pub fn output_plan() -> impl Strategy<Value = ValuePlan> {
     prop_oneof![
         12 => value_plan(),
+        2 => (4_090u32..4_100).prop_map(|times| ValuePlan::Large(LargePlan::LongString { piece: 0, times })),
         1 => huge_plan().prop_map(ValuePlan::Large),
     ]
 }

@@ -81,19 +81,8 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
         }
         if let Outcome::Result(r) = &call.outcome {
             let content = &r.content;
-            let code_points = content.chars().count();
-            ensure!(
-                code_points <= OUTPUT_CAP,
-                "CORE-SER-10",
-                "call {i}: content of {code_points} code points"
-            );
-            let markers = content.matches(TRUNCATION_MARKER).count();
-            let truncated = content.ends_with(TRUNCATION_MARKER);
-            ensure!(
-                markers == usize::from(truncated),
-                "CORE-SER-10",
-                "call {i}: {markers} markers in {content:?}"
-            );
+            content_invariants(content, !r.is_error)
+                .map_err(|e| TestCaseError::fail(format!("call {i}: {e}")))?;
             ensure!(
                 r.id == Json::String(format!(
                     "tool-result-{}",
@@ -133,21 +122,6 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
                     "call {i}: execute ran {executions} time(s) before {code:?}"
                 );
             }
-            if !r.is_error && !truncated {
-                let parsed = parse_json_allowing_lone_surrogates(content).map_err(|e| {
-                    TestCaseError::fail(format!(
-                        "CORE-SER-02: call {i}: not JSON ({e}): {content:?}"
-                    ))
-                })?;
-                if !content.contains("\\ud") {
-                    let unsorted = first_unsorted_keys(&parsed);
-                    ensure!(
-                        unsorted.is_none(),
-                        "CORE-SER-05",
-                        "call {i}: keys out of UTF-16 order: {unsorted:?}"
-                    );
-                }
-            }
         }
         if matches!(call.outcome, Outcome::ContractError(_)) {
             ensure!(
@@ -155,6 +129,33 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
                 "CORE-CALL-02",
                 "call {i}: execute ran before a contract error"
             );
+        }
+    }
+    Ok(())
+}
+
+/// What holds for every content: at most 4096 code points, exactly one
+/// marker iff truncated; and for an untruncated success (`whole_output`):
+/// JSON text (lone-surrogate escapes allowed) with keys in UTF-16 order.
+fn content_invariants(content: &str, whole_output: bool) -> Result<(), String> {
+    let code_points = content.chars().count();
+    if code_points > OUTPUT_CAP {
+        return Err(format!("CORE-SER-10: content of {code_points} code points"));
+    }
+    let markers = content.matches(TRUNCATION_MARKER).count();
+    let truncated = content.ends_with(TRUNCATION_MARKER);
+    if markers != usize::from(truncated) {
+        return Err(format!("CORE-SER-10: {markers} markers in {content:?}"));
+    }
+    if whole_output && !truncated {
+        let parsed = parse_json_allowing_lone_surrogates(content)
+            .map_err(|e| format!("CORE-SER-02: not JSON ({e}): {content:?}"))?;
+        if !content.contains("\\ud") {
+            if let Some(pair) = first_unsorted_keys(&parsed) {
+                return Err(format!(
+                    "CORE-SER-05: keys out of UTF-16 order: {pair:?} in {content:?}"
+                ));
+            }
         }
     }
     Ok(())
@@ -234,7 +235,7 @@ fn first_unsorted_keys(v: &Json) -> Option<(String, String)> {
 }
 
 proptest! {
-    #![proptest_config(knobs::config(256))]
+    #![proptest_config(knobs::config(1024, "proptest-regressions/properties.txt"))]
 
     /// CORE-SER-02/05/10/17, CORE-REG-05, CORE-RES-01, CORE-EXE-01,
     /// CORE-VAL-09, CORE-CAN-03/08, CORE-CALL-02: see `check`.
@@ -245,7 +246,7 @@ proptest! {
             let scenario = serde_json::to_string_pretty(&scenario).unwrap_or_default();
             return Err(TestCaseError::fail(format!(
                 "{e}\nscenario:\n{scenario}\nreproduce: cargo test -p toolgate-proptests --test properties \
-                 (the seed is saved in proptests/tests/regressions/properties.txt and replays first)"
+                 (the seed is saved in proptests/proptest-regressions/properties.txt and replays first)"
             )));
         }
     }
@@ -253,16 +254,16 @@ proptest! {
     /// CORE-SER-16: the serializer's work and budgets stay bounded whatever
     /// the output.
     #[test]
-    fn serializer_work_is_bounded_by_the_budgets(value in strategy::value_plan()) {
+    fn serializer_work_is_bounded_by_the_budgets(value in strategy::output_plan()) {
         let scenario = value_scenario(&value);
         let built = build(&scenario).map_err(|e| TestCaseError::fail(format!("build: {e}")))?;
         let root = built.registrations.first().cloned().unwrap_or(toolgate_contract::model::Value::Undefined);
         let rt = Runtime::new(&built.heap, AbortSignal::new(), Trace::default());
         if let Ok(out) = serialize(&rt, &root) {
+            content_invariants(&out.content, true).map_err(TestCaseError::fail)?;
             prop_assert!(out.steps <= MAX_STEPS, "CORE-SER-16: {} steps", out.steps);
             prop_assert!(out.usage.nodes <= MAX_NODES && out.usage.entries <= MAX_ENTRIES && out.usage.string_chars <= MAX_STRING_CHARS,
                 "CORE-SER-16: usage {:?}", out.usage);
-            prop_assert!(out.content.chars().count() <= OUTPUT_CAP, "CORE-SER-10");
         }
     }
 }

@@ -204,7 +204,7 @@ impl StateMachineTest for RegistryTest {
 }
 
 prop_state_machine! {
-    #![proptest_config(toolgate_proptests::knobs::config(128))]
+    #![proptest_config(toolgate_proptests::knobs::config(1024, "proptest-regressions/registry_state_machine.txt"))]
     #[test]
     fn registry_and_calls_agree_with_a_list_of_names(sequential 1..40 => RegistryTest);
 }
