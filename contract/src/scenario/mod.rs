@@ -8,6 +8,7 @@ pub mod spec;
 
 pub use build::{build, Built};
 pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite};
+pub mod invariants;
 pub mod observation;
 pub mod oracle;
 
