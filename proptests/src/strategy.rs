@@ -193,6 +193,18 @@ pub fn output_plan() -> impl Strategy<Value = ValuePlan> {
     prop_oneof![
         12 => value_plan(),
         2 => (4_090u32..4_100).prop_map(|times| ValuePlan::Large(LargePlan::LongString { piece: 0, times })),
+        // an output whose inspection aborts or throws: the checks after serialization
+        1 => (select(vec![TrapName::GetPrototypeOf, TrapName::OwnKeys, TrapName::GetOwnPropertyDescriptor]), any::<bool>()).prop_map(|(name, abort)| {
+            let target = ValuePlan::Object(ObjectPlan {
+                props: vec![(KeyPlan(0), ValuePlan::Number(1.0))],
+                proto: ObjectProto::Plain,
+                accessor: false,
+                hidden: false,
+                symbol_key: false,
+            });
+            let trap = if abort { TrapPlan::Aborts(name) } else { TrapPlan::Throws(name, ThrownPlan::Error(Some("trap".into()))) };
+            ValuePlan::Array(vec![SlotPlan::Value(ValuePlan::Proxy(Box::new(target), trap))])
+        }),
         1 => huge_plan().prop_map(ValuePlan::Large),
     ]
 }
