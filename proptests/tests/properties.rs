@@ -32,6 +32,14 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
         "CORE-SER-17",
         "the same scenario gave two observations"
     );
+    // content limits, JSON, key order, ids, execute counts, aborts
+    let problems = invariants::check(&observed);
+    ensure!(
+        problems.is_empty(),
+        "shared invariants",
+        "{}",
+        problems.join("; ")
+    );
 
     // registrations: names are exactly the tools of the batches that succeeded
     let mut expected_names = Vec::new();
