@@ -28,6 +28,7 @@ impl JsString {
     pub fn from_units(units: impl Into<Arc<[u16]>>) -> JsString {
         JsString(units.into())
     }
+    #[inline]
     pub fn units(&self) -> &[u16] {
         &self.0
     }
@@ -50,6 +51,7 @@ impl JsString {
     pub fn to_rust_string(&self) -> Option<String> {
         String::from_utf16(&self.0).ok()
     }
+    #[inline]
     pub fn as_ref(&self) -> StrRef<'_> {
         StrRef::Utf16(&self.0)
     }
@@ -113,10 +115,70 @@ pub enum StrRef<'a> {
 
 impl<'a> StrRef<'a> {
     /// The string code point by code point, lone surrogates kept apart.
+    #[inline]
     pub fn code_points(self) -> CodePoints<'a> {
         match self {
             StrRef::Utf8(s) => CodePoints::Utf8(s.chars()),
             StrRef::Utf16(u) => CodePoints::Utf16(char::decode_utf16(u.iter().copied())),
+        }
+    }
+
+    /// Length of the leading run of printable ASCII other than `"` and `\`
+    /// (what a quoted string writes as is: one code unit, one byte, one code
+    /// point each), looking at no more than `limit` of them.
+    #[inline]
+    pub fn plain_ascii_run(self, limit: usize) -> usize {
+        #[inline]
+        fn plain(unit: u16) -> bool {
+            (0x20..0x7F).contains(&unit) && unit != 0x22 && unit != 0x5C
+        }
+        match self {
+            StrRef::Utf8(s) => s
+                .bytes()
+                .take(limit)
+                .take_while(|&b| plain(u16::from(b)))
+                .count(),
+            StrRef::Utf16(u) => u.iter().take(limit).take_while(|&&c| plain(c)).count(),
+        }
+    }
+
+    /// The first code point, as [`code_points`](Self::code_points) reads it,
+    /// and its length in the string's own units (bytes of UTF-8, code units
+    /// of UTF-16).
+    #[inline]
+    pub fn first_code_point(self) -> Option<(CodePoint, usize)> {
+        match self {
+            StrRef::Utf8(s) => s
+                .chars()
+                .next()
+                .map(|c| (CodePoint::Scalar(c), c.len_utf8())),
+            StrRef::Utf16(u) => {
+                let first = *u.first()?;
+                // as `char::decode_utf16` reads: a high surrogate followed by
+                // a low one is a pair, any other surrogate stands alone
+                let scalar = match (first, u.get(1)) {
+                    (0xD800..=0xDBFF, Some(&low @ 0xDC00..=0xDFFF)) => char::from_u32(
+                        0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(low) - 0xDC00),
+                    )
+                    .map(|c| (c, 2)),
+                    (0xD800..=0xDFFF, _) => None,
+                    _ => char::from_u32(u32::from(first)).map(|c| (c, 1)),
+                };
+                Some(match scalar {
+                    Some((c, used)) => (CodePoint::Scalar(c), used),
+                    None => (CodePoint::LoneSurrogate(first), 1),
+                })
+            }
+        }
+    }
+
+    /// The string without its first `n` own units (bytes of UTF-8, code
+    /// units of UTF-16); `n` ends a character.
+    #[inline]
+    pub fn skip(self, n: usize) -> StrRef<'a> {
+        match self {
+            StrRef::Utf8(s) => StrRef::Utf8(s.get(n..).unwrap_or_default()),
+            StrRef::Utf16(u) => StrRef::Utf16(u.get(n..).unwrap_or_default()),
         }
     }
 
@@ -129,6 +191,18 @@ impl<'a> StrRef<'a> {
     /// inside it, so their order cannot change the output, and a sort of
     /// long keys costs the budget, not the keys' length.
     pub fn cmp_utf16_prefix(self, other: StrRef<'_>, limit: usize) -> (Ordering, usize) {
+        // same answer as the unit-by-unit walk below, with the common prefix
+        // found by slice comparison (keys sharing long prefixes are the
+        // serializer's most expensive input)
+        match (self, other) {
+            (StrRef::Utf16(a), StrRef::Utf16(b)) => cmp_units_prefix(a, b, limit),
+            (StrRef::Utf8(a), StrRef::Utf8(b)) => cmp_utf8_as_utf16_prefix(a, b, limit),
+            _ => self.cmp_utf16_prefix_walk(other, limit),
+        }
+    }
+
+    /// [`cmp_utf16_prefix`](Self::cmp_utf16_prefix), one code unit at a time.
+    fn cmp_utf16_prefix_walk(self, other: StrRef<'_>, limit: usize) -> (Ordering, usize) {
         let mut a = self.units().take(limit);
         let mut b = other.units().take(limit);
         let mut examined = 0;
@@ -155,6 +229,104 @@ impl<'a> StrRef<'a> {
     }
 }
 
+/// Index of the first position where `a` and `b` differ, within their common
+/// length. Chunks are compared as slices first (`memcmp` for integers), so
+/// a long equal prefix is skipped at memory speed.
+fn first_difference<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
+    const STEP: usize = 16;
+    const CHUNK: usize = 256;
+    // short keys and early differences: one by one
+    let head = a.iter().zip(b).take(STEP).position(|(p, q)| p != q);
+    if head.is_some() || a.len().min(b.len()) <= STEP {
+        return head;
+    }
+    let (a, b) = (
+        a.get(STEP..).unwrap_or_default(),
+        b.get(STEP..).unwrap_or_default(),
+    );
+    let mut offset = STEP;
+    for (x, y) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+        if x != y {
+            // narrow down by steps, then one by one
+            for (xs, ys) in x.chunks(STEP).zip(y.chunks(STEP)) {
+                if xs != ys {
+                    return xs
+                        .iter()
+                        .zip(ys)
+                        .position(|(p, q)| p != q)
+                        .map(|i| offset + i);
+                }
+                offset += xs.len().min(ys.len());
+            }
+            return None;
+        }
+        offset += x.len().min(y.len());
+    }
+    None
+}
+
+/// `cmp_utf16_prefix` of two UTF-16 strings.
+fn cmp_units_prefix(a: &[u16], b: &[u16], limit: usize) -> (Ordering, usize) {
+    let a = a.get(..limit).unwrap_or(a);
+    let b = b.get(..limit).unwrap_or(b);
+    match first_difference(a, b) {
+        Some(i) => {
+            let order = a.get(i).cmp(&b.get(i));
+            (order, i + 1)
+        }
+        None => (a.len().cmp(&b.len()), a.len().min(b.len())),
+    }
+}
+
+/// UTF-16 code units of a valid UTF-8 text: one per character, two for
+/// characters of four bytes.
+fn utf16_len_of_utf8(bytes: &[u8]) -> usize {
+    let units = |b: u8| u8::from((b as i8) >= -0x40) + u8::from(b >= 0xF0);
+    // blocks of 64 bytes (at most 128 units) counted in u8 lanes vectorize
+    let mut blocks = bytes.chunks_exact(64);
+    let mut total = 0;
+    for block in &mut blocks {
+        total += usize::from(block.iter().fold(0u8, |n, &b| n.wrapping_add(units(b))));
+    }
+    total
+        + blocks
+            .remainder()
+            .iter()
+            .map(|&b| usize::from(units(b)))
+            .sum::<usize>()
+}
+
+/// `cmp_utf16_prefix` of two UTF-8 strings. Byte order is code point order,
+/// not UTF-16 order, so only the equal prefix is found by bytes: it ends at
+/// a character boundary of both, its length in code units is counted, and
+/// the walk finishes from there (within two code units).
+fn cmp_utf8_as_utf16_prefix(a: &str, b: &str, limit: usize) -> (Ordering, usize) {
+    // `limit` code units span at most 3 * limit bytes (a 3-byte character is
+    // one unit); past that the common prefix already holds `limit` units
+    let window = limit.saturating_mul(3).saturating_add(4);
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let ab = ab.get(..window).unwrap_or(ab);
+    let bb = bb.get(..window).unwrap_or(bb);
+    let mut equal = first_difference(ab, bb).unwrap_or(ab.len().min(bb.len()));
+    // back to the start of the character holding the first difference: the
+    // same position in both, since they agree on every byte before it
+    while equal > 0 && !a.is_char_boundary(equal) {
+        equal -= 1;
+    }
+    let (Some(head), Some(a_rest), Some(b_rest)) = (a.get(..equal), a.get(equal..), b.get(equal..))
+    else {
+        return StrRef::Utf8(a).cmp_utf16_prefix_walk(StrRef::Utf8(b), limit);
+    };
+    let units = utf16_len_of_utf8(head.as_bytes());
+    if units >= limit {
+        // both have at least `limit` units and agree on all of them
+        return (Ordering::Equal, limit);
+    }
+    let (order, examined) =
+        StrRef::Utf8(a_rest).cmp_utf16_prefix_walk(StrRef::Utf8(b_rest), limit - units);
+    (order, units + examined)
+}
+
 enum Units<'a> {
     Utf8(std::str::EncodeUtf16<'a>),
     Utf16(std::slice::Iter<'a, u16>),
@@ -178,6 +350,7 @@ pub enum CodePoints<'a> {
 
 impl Iterator for CodePoints<'_> {
     type Item = CodePoint;
+    #[inline]
     fn next(&mut self) -> Option<CodePoint> {
         match self {
             CodePoints::Utf8(it) => it.next().map(CodePoint::Scalar),
@@ -209,6 +382,118 @@ mod tests {
         check("10", "9", Ordering::Less);
         check("a", "b", Ordering::Less);
         check("é", "é", Ordering::Equal);
+    }
+
+    /// xorshift64*: deterministic inputs without a dependency.
+    fn rng(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut state = seed | 1;
+        move |bound| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % bound.max(1)
+        }
+    }
+
+    /// Pairs sharing a prefix of random length, then random tails.
+    fn pairs<T: Clone>(alphabet: &[T], seed: u64) -> Vec<(Vec<T>, Vec<T>)> {
+        let mut r = rng(seed);
+        let mut pick = |n: usize| -> Vec<T> {
+            (0..n)
+                .map(|_| alphabet[r(alphabet.len())].clone())
+                .collect()
+        };
+        (0..3000)
+            .map(|i| {
+                let shared = [0, 1, 3, 15, 16, 17, 200, 300][i % 8];
+                let prefix = pick(shared);
+                let mut a = prefix.clone();
+                a.extend(pick(i / 8 % 4));
+                let mut b = prefix;
+                b.extend(pick(i / 32 % 4));
+                (a, b)
+            })
+            .collect()
+    }
+
+    const LIMITS: [usize; 10] = [0, 1, 2, 3, 16, 17, 150, 301, 8194, usize::MAX];
+
+    #[test]
+    fn utf16_slice_comparison_is_the_unit_walk() {
+        let units = [0x61u16, 0x62, 0xE9, 0xFFFF, 0xD83D, 0xDE00, 0xDBFF, 0xDC00];
+        for (a, b) in pairs(&units, 7) {
+            for limit in LIMITS {
+                let (x, y) = (StrRef::Utf16(&a), StrRef::Utf16(&b));
+                assert_eq!(
+                    x.cmp_utf16_prefix(y, limit),
+                    x.cmp_utf16_prefix_walk(y, limit),
+                    "{a:x?} {b:x?} {limit}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_byte_comparison_is_the_unit_walk() {
+        // U+1F600 sorts before U+FFFF and U+E000 in UTF-16, after them in UTF-8
+        let chars = [
+            'a',
+            'b',
+            'é',
+            '€',
+            '\u{E000}',
+            '\u{FFFF}',
+            '😀',
+            '😁',
+            '\u{10FFFF}',
+        ];
+        for (a, b) in pairs(&chars, 11) {
+            let (a, b): (String, String) = (a.into_iter().collect(), b.into_iter().collect());
+            for limit in LIMITS {
+                let (x, y) = (StrRef::Utf8(&a), StrRef::Utf8(&b));
+                assert_eq!(
+                    x.cmp_utf16_prefix(y, limit),
+                    x.cmp_utf16_prefix_walk(y, limit),
+                    "{a:?} {b:?} {limit}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn first_code_point_reads_as_decode_utf16() {
+        let units = [0x61u16, 0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0xD800, 0xE000];
+        let mut r = rng(3);
+        for _ in 0..2000 {
+            let s: Vec<u16> = (0..r(8)).map(|_| units[r(units.len())]).collect();
+            let mut rest = StrRef::Utf16(&s);
+            let mut read = Vec::new();
+            while let Some((cp, len)) = rest.first_code_point() {
+                read.push(cp);
+                rest = rest.skip(len);
+            }
+            let expect: Vec<CodePoint> = StrRef::Utf16(&s).code_points().collect();
+            assert_eq!(read, expect, "{s:x?}");
+        }
+        let text = "a😀é€";
+        let mut rest = StrRef::Utf8(text);
+        let mut read = String::new();
+        while let Some((CodePoint::Scalar(c), len)) = rest.first_code_point() {
+            read.push(c);
+            rest = rest.skip(len);
+        }
+        assert_eq!(read, text);
+    }
+
+    #[test]
+    fn plain_ascii_run_stops_at_quotes_backslashes_controls_and_the_limit() {
+        assert_eq!(StrRef::Utf8("ab c~\"x").plain_ascii_run(100), 5);
+        assert_eq!(StrRef::Utf8("abc\"").plain_ascii_run(100), 3);
+        assert_eq!(StrRef::Utf8("ab\\c").plain_ascii_run(100), 2);
+        assert_eq!(StrRef::Utf8("abcé").plain_ascii_run(2), 2);
+        assert_eq!(StrRef::Utf8("\u{7F}").plain_ascii_run(9), 0);
+        let units: Vec<u16> = "ab\ncd".encode_utf16().collect();
+        assert_eq!(StrRef::Utf16(&units).plain_ascii_run(9), 2);
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub mod bigint;
 pub mod call;
 pub mod constants;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod js_string;
 pub mod model;
 pub mod registry;

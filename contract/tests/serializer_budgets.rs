@@ -635,6 +635,53 @@ fn cost_256_keys_of_100000_chars_sharing_a_prefix() {
 }
 
 #[test]
+fn cost_252_shuffled_keys_equal_over_8190_units_stay_under_max_steps() {
+    // every comparison of the key sort reads ~8194 units, so the number of
+    // comparisons must stay under the bound MAX_STEPS allows for: this
+    // order of 252 keys made the standard library's stable sort use more
+    // (19,776,614 steps against a MAX_STEPS of 18,893,568)
+    let mut state: u64 = 0xBAD | 1;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut order: Vec<usize> = (0..252).collect();
+    for i in (1..order.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    let prefix = "x".repeat(8190);
+    let mut o = ObjectNode::new(Proto::ObjectPrototype);
+    for (value, i) in order.iter().enumerate() {
+        let key = format!("{prefix}{i:04}");
+        o.define(JsString::new(&key), Property::data(value as i32));
+    }
+    let mut w = World::new();
+    let object = w.b.alloc(Node::Object(o));
+    let big = |negative, offset| BigIntValue::power_of_two(negative, 4095, offset).unwrap();
+    let root = w.b.array([
+        Value::from(big(false, 1)),
+        Value::from(big(true, -3)),
+        Value::from(big(false, 12345)),
+        Value::Ref(object),
+    ]);
+    let heap = w.finish();
+    let digits = |b: BigIntValue| b.decimal().unwrap();
+    let written = format!(
+        "[\"{}n\",\"{}n\",\"{}n\",{{\"{}",
+        digits(big(false, 1)),
+        digits(big(true, -3)),
+        digits(big(false, 12345)),
+        prefix
+    );
+    // the cap falls inside the smallest key, whichever it is
+    let kept: String = written.chars().take(KEPT).collect();
+    check(&heap, root, &format!("{kept}{TRUNCATION_MARKER}"));
+}
+
+#[test]
 fn cost_two_pow_two_million_gives_only_the_marker() {
     let heap = World::new().finish();
     let big = BigIntValue::power_of_two(false, 2_000_000, 0).unwrap();

@@ -1,9 +1,10 @@
 //! The model heap as an [`OutputSource`]: how the serializer sees a tool's
 //! output graph. Prototype checks, `length` and slots go through the same
 //! host operations as everything else, so proxies trap here exactly as they
-//! would in JavaScript.
+//! would in JavaScript (a plain array's slot is read directly: the same
+//! answer, without making a key string).
 
-use super::heap::{NodeId, PropKey, Property, Proto, Value};
+use super::heap::{Node, NodeId, PropKey, Property, Proto, Value};
 use super::runtime::{Runtime, Thrown};
 use crate::js_string::{JsString, StrRef};
 use crate::serializer::{Classified, Entry, Failure, Opened, OutputSource, Slot};
@@ -72,8 +73,17 @@ impl OutputSource for Runtime<'_> {
     }
 
     fn slot(&self, id: NodeId, index: u32) -> Result<Slot<Value>, Thrown> {
-        let key = PropKey::String(JsString::from(index.to_string()));
-        Ok(match self.get_own_property(id, &key)? {
+        let prop = match self.heap.node(id) {
+            // what `get_own_property` answers for an array, without making
+            // and parsing the key string
+            Some(Node::Array(a)) => a.slots.get(&index).cloned(),
+            // a proxy runs its trap for the key
+            _ => {
+                let key = PropKey::String(JsString::from(index.to_string()));
+                self.get_own_property(id, &key)?
+            }
+        };
+        Ok(match prop {
             None => Slot::Hole,
             Some(Property::Accessor { .. }) => Slot::Accessor,
             Some(Property::Data { value, .. }) => Slot::Data(value),

@@ -43,18 +43,52 @@ struct Builder {
     b: HeapBuilder,
     by_name: HashMap<String, NodeId>,
     names: Vec<String>,
+    limits: Limits,
 }
 
 fn bad(at: &str, what: impl std::fmt::Display) -> Error {
     Error::scenario(format!("{at}: {what}"))
 }
 
-/// Decodes `scenario`.
+/// Size limits of one decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Properties of one `repeat`, slots of one `fill`.
+    pub repeat: u64,
+    /// Code units of one generated string.
+    pub string_units: u64,
+    /// Containers of one `nest`.
+    pub nest: u64,
+}
+
+impl Limits {
+    /// What corpus cases may use.
+    pub const CASES: Limits = Limits {
+        repeat: MAX_REPEAT,
+        string_units: MAX_STRING_UNITS,
+        nest: MAX_NEST,
+    };
+    /// What a fuzz input may use: large enough to cross every budget many
+    /// times over, small enough to keep executions fast.
+    pub const FUZZ: Limits = Limits {
+        repeat: 20_000,
+        string_units: 200_000,
+        nest: 20_000,
+    };
+}
+
+/// Decodes `scenario` within the limits of corpus cases.
 pub fn build(scenario: &Scenario) -> Result<Built, Error> {
+    build_with(scenario, Limits::CASES)
+}
+
+/// Decodes `scenario` within `limits`.
+pub fn build_with(scenario: &Scenario, limits: Limits) -> Result<Built, Error> {
     let mut builder = Builder {
         b: HeapBuilder::new(),
         by_name: HashMap::new(),
         names: Vec::new(),
+        limits,
     };
     // allocate every named node first so references (and cycles) resolve
     for name in scenario.nodes.keys() {
@@ -251,12 +285,13 @@ impl Builder {
                 .to_vec(),
             _ => return Err(bad(at, "a string needs `units` or `repeat` and `times`")),
         };
-        let times = count(o, "times", at, MAX_STRING_UNITS)?;
+        let max_units = self.limits.string_units;
+        let times = count(o, "times", at, max_units)?;
         let total = (piece.len() as u64).saturating_mul(times);
-        if total > MAX_STRING_UNITS {
+        if total > max_units {
             return Err(bad(
                 at,
-                format!("{total} code units is above the limit {MAX_STRING_UNITS}"),
+                format!("{total} code units is above the limit {max_units}"),
             ));
         }
         let mut units = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
@@ -602,7 +637,7 @@ impl Builder {
         if let Some(Json::Object(r)) = field(o, "repeat") {
             let rat = format!("{at}/repeat");
             only_keys(r, &["count", "prefix", "value", "enumerable"], &rat)?;
-            let n = count(r, "count", &rat, MAX_REPEAT)?;
+            let n = count(r, "count", &rat, self.limits.repeat)?;
             let prefix = r.get("prefix").and_then(Json::as_str).unwrap_or("k");
             let value = self.value(
                 r.get("value").unwrap_or(&Json::Null),
@@ -668,7 +703,7 @@ impl Builder {
             let fat = format!("{at}/fill");
             only_keys(f, &["from", "count", "value"], &fat)?;
             let from = f.get("from").and_then(Json::as_u64).unwrap_or(next);
-            let n = count(f, "count", &fat, MAX_REPEAT)?;
+            let n = count(f, "count", &fat, self.limits.repeat)?;
             let value = self.value(
                 f.get("value").unwrap_or(&Json::Null),
                 &format!("{fat}/value"),
@@ -703,7 +738,7 @@ impl Builder {
     /// or at index 0 (arrays), the innermost holding `inner`.
     fn nest(&mut self, o: &Map<String, Json>, at: &str) -> Result<Node, Error> {
         only_keys(o, &["$", "depth", "kind", "key", "inner"], at)?;
-        let depth = count(o, "depth", at, MAX_NEST)?;
+        let depth = count(o, "depth", at, self.limits.nest)?;
         if depth == 0 {
             return Err(bad(at, "`depth` must be at least 1"));
         }

@@ -21,33 +21,58 @@ pub fn check(observation: &Observation) -> Vec<String> {
             .map(|(at, _)| at)
             .collect();
         if executions.len() > 1 {
-            problems.push(format!("CORE-EXE-01: call {i}: execute ran {} times", executions.len()));
+            problems.push(format!(
+                "CORE-EXE-01: call {i}: execute ran {} times",
+                executions.len()
+            ));
         }
         if let Some(abort) = call.trace.iter().position(|e| matches!(e, Event::Abort(_))) {
             if !matches!(call.outcome, Outcome::Cancelled(_)) {
-                problems.push(format!("CORE-CAN-08: call {i}: the signal aborted but the call ended {}", kind(&call.outcome)));
+                problems.push(format!(
+                    "CORE-CAN-08: call {i}: the signal aborted but the call ended {}",
+                    kind(&call.outcome)
+                ));
             }
             if executions.iter().any(|at| *at > abort) {
-                problems.push(format!("CORE-CAN-03: call {i}: execute started after the abort"));
+                problems.push(format!(
+                    "CORE-CAN-03: call {i}: execute started after the abort"
+                ));
             }
         }
         if call.unhandled_rejections > 0 {
-            problems.push(format!("CORE-VAL-03: call {i}: {} unhandled rejection(s)", call.unhandled_rejections));
+            problems.push(format!(
+                "CORE-VAL-03: call {i}: {} unhandled rejection(s)",
+                call.unhandled_rejections
+            ));
         }
         match &call.outcome {
             Outcome::Result(r) => {
                 if let Err(e) = result(r) {
                     problems.push(format!("{e} (call {i})"));
                 }
-                let code = if r.is_error { error_code(&r.content) } else { None };
+                let code = if r.is_error {
+                    error_code(&r.content)
+                } else {
+                    None
+                };
                 if !executions.is_empty()
-                    && matches!(code.as_deref(), Some("TOOL_NOT_FOUND" | "TOOL_VALIDATION_FAILED" | "TOOL_ARGUMENTS_INVALID"))
+                    && matches!(
+                        code.as_deref(),
+                        Some(
+                            "TOOL_NOT_FOUND" | "TOOL_VALIDATION_FAILED" | "TOOL_ARGUMENTS_INVALID"
+                        )
+                    )
                 {
-                    problems.push(format!("CORE-VAL-09: call {i}: execute ran before {}", code.unwrap_or_default()));
+                    problems.push(format!(
+                        "CORE-VAL-09: call {i}: execute ran before {}",
+                        code.unwrap_or_default()
+                    ));
                 }
             }
             Outcome::ContractError(_) if !executions.is_empty() => {
-                problems.push(format!("CORE-CALL-02: call {i}: execute ran before a contract error"));
+                problems.push(format!(
+                    "CORE-CALL-02: call {i}: execute ran before a contract error"
+                ));
             }
             _ => {}
         }
@@ -57,7 +82,10 @@ pub fn check(observation: &Observation) -> Vec<String> {
 
 fn is_execution(e: &Event) -> bool {
     match e {
-        Event::Call(c) => c.args.iter().any(|a| a.get("$").and_then(Json::as_str) == Some("context")),
+        Event::Call(c) => c
+            .args
+            .iter()
+            .any(|a| a.get("$").and_then(Json::as_str) == Some("context")),
         _ => false,
     }
 }
@@ -98,27 +126,34 @@ pub fn content(content: &str, whole_output: bool) -> Result<(), String> {
     let markers = content.matches(TRUNCATION_MARKER).count();
     let truncated = content.ends_with(TRUNCATION_MARKER);
     if markers != usize::from(truncated) {
-        return Err(format!("CORE-SER-10: {markers} truncation markers in {content:?}"));
+        return Err(format!(
+            "CORE-SER-10: {markers} truncation markers in {content:?}"
+        ));
     }
     if !truncated && content.contains('\n') {
         return Err("CORE-SER-02: a raw newline outside the marker".to_string());
     }
     if whole_output && !truncated {
-        let parsed = parse_json_allowing_lone_surrogates(content).map_err(|e| format!("CORE-SER-02: not JSON ({e}): {content:?}"))?;
+        let parsed = parse_json_allowing_lone_surrogates(content)
+            .map_err(|e| format!("CORE-SER-02: not JSON ({e}): {content:?}"))?;
         if !content.contains("\\ud") {
             if let Some((a, b)) = first_unsorted_keys(&parsed) {
-                return Err(format!("CORE-SER-05: key {a:?} before {b:?} in {content:?}"));
+                return Err(format!(
+                    "CORE-SER-05: key {a:?} before {b:?} in {content:?}"
+                ));
             }
         }
     } else if !truncated && error_code(content).is_none() {
-        return Err(format!("CORE-RES-02: an error content that is not {{error:{{code,message}}}}: {content:?}"));
+        return Err(format!(
+            "CORE-RES-02: an error content that is not {{error:{{code,message}}}}: {content:?}"
+        ));
     }
     Ok(())
 }
 
 /// The code of an untruncated error content.
 pub fn error_code(content: &str) -> Option<String> {
-    let parsed: Json = serde_json::from_str(content).ok()?;
+    let parsed = parse_json_allowing_lone_surrogates(content).ok()?;
     parsed.pointer("/error/code")?.as_str().map(str::to_string)
 }
 
@@ -132,7 +167,13 @@ pub fn parse_json_allowing_lone_surrogates(text: &str) -> Result<Json, String> {
         let s: String = chars.get(at..at.checked_add(4)?)?.iter().collect();
         u16::from_str_radix(&s, 16).ok()
     };
-    let surrogate = |u: u16, low: bool| if low { (0xDC00..0xE000).contains(&u) } else { (0xD800..0xDC00).contains(&u) };
+    let surrogate = |u: u16, low: bool| {
+        if low {
+            (0xDC00..0xE000).contains(&u)
+        } else {
+            (0xD800..0xDC00).contains(&u)
+        }
+    };
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         if c != '\\' {

@@ -6,13 +6,13 @@ pub mod build;
 pub mod checks;
 pub mod spec;
 
-pub use build::{build, Built};
+pub use build::{build, build_with, Built, Limits};
 pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite};
 pub mod invariants;
 pub mod observation;
 pub mod oracle;
 
 pub use observation::Observation;
-pub use oracle::observe;
+pub use oracle::{observe, observe_with};
 pub mod corpus;
 pub use corpus::{Case, CaseFile};

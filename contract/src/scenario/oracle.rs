@@ -2,7 +2,7 @@
 //! observation. Deterministic: no clock, no threads, no runtime; calls run
 //! one after another, each with its own signal.
 
-use super::build::{build, Built};
+use super::build::{build_with, Built, Limits};
 use super::observation::*;
 use super::spec::{AbortPlan, RegistryKind, Scenario};
 use crate::error::{Error, ErrorKind};
@@ -12,7 +12,12 @@ use crate::signal::{AbortReason, AbortSignal};
 /// The expected observation of `scenario`. `Err` when the scenario is
 /// malformed or asks for more than the model holds.
 pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
-    let built = build(scenario)?;
+    observe_with(scenario, Limits::CASES)
+}
+
+/// [`observe`] within other decoding limits (the fuzz targets' smaller ones).
+pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, Error> {
+    let built = build_with(scenario, limits)?;
     let mut registry = ModelRegistry::new();
     let mut observation = Observation::default();
     // a failed construction leaves no registry: the calls then run on an

@@ -3,6 +3,7 @@
 //! marker.
 
 use crate::constants::{OUTPUT_CAP, TRUNCATED_PREFIX, TRUNCATION_MARKER};
+use crate::js_string::StrRef;
 
 #[derive(Debug, Default)]
 pub(crate) struct Writer {
@@ -14,17 +15,30 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    #[inline]
     pub(crate) fn truncated(&self) -> bool {
         self.truncated
     }
 
     /// Stops all further writing.
+    #[inline]
     pub(crate) fn truncate(&mut self) {
         self.truncated = true;
     }
 
     /// Writes one code point; the first that does not fit truncates.
+    #[inline]
     pub(crate) fn push(&mut self, c: char) {
+        // before the prefix mark nothing but the push itself can happen
+        if self.code_points < TRUNCATED_PREFIX && !self.truncated {
+            self.out.push(c);
+            self.code_points += 1;
+        } else {
+            self.push_near_the_cap(c);
+        }
+    }
+
+    fn push_near_the_cap(&mut self, c: char) {
         if self.truncated {
             return;
         }
@@ -39,13 +53,45 @@ impl Writer {
         self.code_points += 1;
     }
 
+    #[inline]
     pub(crate) fn push_str(&mut self, s: &str) {
+        // ASCII that ends before the prefix mark: one code point per byte
+        if s.is_ascii() && self.code_points + s.len() < TRUNCATED_PREFIX && !self.truncated {
+            self.out.push_str(s);
+            self.code_points += s.len();
+            return;
+        }
         for c in s.chars() {
             if self.truncated {
                 return;
             }
             self.push(c);
         }
+    }
+
+    /// Code points that can be written before the prefix mark (none once
+    /// truncated): writing that many needs none of [`push`](Self::push)'s checks.
+    #[inline]
+    pub(crate) fn room_before_prefix(&self) -> usize {
+        if self.truncated {
+            0
+        } else {
+            TRUNCATED_PREFIX.saturating_sub(self.code_points)
+        }
+    }
+
+    /// Writes the first `n` code units of `s`, which are ASCII, and at most
+    /// [`room_before_prefix`](Self::room_before_prefix).
+    #[inline]
+    pub(crate) fn push_plain_ascii(&mut self, s: StrRef<'_>, n: usize) {
+        match s {
+            StrRef::Utf8(text) => self.out.push_str(text.get(..n).unwrap_or_default()),
+            StrRef::Utf16(units) => {
+                let run = units.get(..n).unwrap_or_default();
+                self.out.extend(run.iter().map(|&u| char::from(u as u8)));
+            }
+        }
+        self.code_points += n;
     }
 
     /// The final content and whether it was truncated.

@@ -1,0 +1,46 @@
+//! Writes the fuzz seed corpora from the conformance corpus:
+//! `corpus/fuzz/<target>/<case>.json` for every core and boundary case.
+//! Run after changing cases: `cargo run -p toolgate-contract --example fuzz_seeds`.
+
+use std::path::Path;
+use toolgate_contract::scenario::corpus::load_dir;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let files = load_dir(&root.join("cases"))?;
+    let mut written = 0;
+    for target in ["serializer", "call", "registry", "scenario"] {
+        let dir = root.join("fuzz").join(target);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        for (_, file) in &files {
+            for case in &file.cases {
+                let stem = file.id(case).replace('/', "__");
+                let mut scenario = case.scenario.clone();
+                let seeds: Vec<serde_json::Value> = match target {
+                    "call" => scenario.calls.iter().map(|c| c.call.clone()).collect(),
+                    "registry" => {
+                        scenario.calls.clear();
+                        vec![serde_json::to_value(&scenario)?]
+                    }
+                    _ => vec![serde_json::to_value(&scenario)?],
+                };
+                for (i, seed) in seeds.iter().enumerate() {
+                    let text = serde_json::to_vec(seed)?;
+                    // the oracles skip inputs above 64 KiB; so would the fuzzer
+                    if text.len() <= toolgate_contract::fuzzing::oracles::MAX_INPUT {
+                        std::fs::write(dir.join(format!("{stem}.{i}.json")), text)?;
+                        written += 1;
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "wrote {written} seeds under {}",
+        root.join("fuzz").display()
+    );
+    Ok(())
+}

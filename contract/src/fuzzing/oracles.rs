@@ -1,0 +1,293 @@
+//! The fuzz oracles: one function per target, taking the fuzzer's bytes,
+//! panicking on a bug (that is how libFuzzer learns of one) and otherwise
+//! saying whether the input could be checked. The fuzz targets in `fuzz/`
+//! are one call each; `tests/fuzz_oracles.rs` runs the same functions on
+//! seeded bytes, the seed corpora and the committed regressions under
+//! `cargo test`.
+//!
+//! Inputs that start with `{` are read as a scenario in JSON (that is how
+//! the corpus cases become seeds); anything else drives the structure-aware
+//! generator.
+
+// An oracle reports a bug by panicking: that is the fuzzing protocol.
+#![allow(clippy::panic)]
+
+use super::generate::Generator;
+use crate::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
+use crate::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
+use crate::model::{Runtime, Trace};
+use crate::scenario::observation::{Observation, Registered};
+use crate::scenario::{build_with, checks, invariants, observe_with, Limits, Scenario};
+use crate::serializer::{serialize, MAX_STEPS};
+use crate::{AbortSignal, ErrorKind};
+use arbitrary::Unstructured;
+use serde_json::{json, Value as Json};
+
+/// Inputs above this size are not looked at: they only slow the fuzzer.
+pub const MAX_INPUT: usize = 64 * 1024;
+
+/// What an oracle did with an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The input was run and every invariant held.
+    Checked,
+    /// The input could not be compared (malformed, oversized, outside the
+    /// model): not a bug.
+    Skipped(&'static str),
+}
+
+/// Reads a scenario: JSON when the input starts with `{`, else generated
+/// by `generate`.
+fn scenario_from(
+    data: &[u8],
+    generate: impl FnOnce(&mut Unstructured<'_>) -> arbitrary::Result<Json>,
+) -> Option<Scenario> {
+    if data.len() > MAX_INPUT {
+        return None;
+    }
+    let json = if data.first() == Some(&b'{') {
+        serde_json::from_slice(data).ok()?
+    } else {
+        let mut u = Unstructured::new(data);
+        generate(&mut u).ok()?
+    };
+    serde_json::from_value(json).ok()
+}
+
+fn show(scenario: &Scenario) -> String {
+    serde_json::to_string(scenario).unwrap_or_default()
+}
+
+/// The serializer target: every node of a scenario (or a generated output
+/// graph) serialized as a root keeps the budgets, the step bound, the
+/// content invariants, and gives the same bytes twice.
+pub fn serializer(data: &[u8]) -> Verdict {
+    let Some(scenario) = scenario_from(data, |u| {
+        let mut g = Generator::new(u);
+        g.named_nodes()?;
+        let root = g.value(4)?;
+        Ok(json!({"nodes": g.into_nodes(), "registrations": [root]}))
+    }) else {
+        return Verdict::Skipped("not a scenario");
+    };
+    let Ok(built) = build_with(&scenario, Limits::FUZZ) else {
+        return Verdict::Skipped("outside the model");
+    };
+    // the roots: what a scenario registers or calls with, then its first nodes
+    let nodes = (0..built.heap.len().min(8))
+        .map(|i| crate::model::Value::Ref(crate::model::NodeId(i as u32)));
+    let roots = built
+        .registrations
+        .iter()
+        .chain(&built.calls)
+        .cloned()
+        .chain(nodes);
+    for (i, root) in roots.enumerate() {
+        let rt = Runtime::new(&built.heap, AbortSignal::new(), Trace::default());
+        let first = serialize(&rt, &root);
+        if i == 0 {
+            let again = serialize(
+                &Runtime::new(&built.heap, AbortSignal::new(), Trace::default()),
+                &root,
+            );
+            assert!(
+                first == again,
+                "CORE-SER-17: two serializations differ\n{}",
+                show(&scenario)
+            );
+        }
+        if let Ok(out) = first {
+            assert!(
+                out.steps <= MAX_STEPS,
+                "CORE-SER-16: {} steps\n{}",
+                out.steps,
+                show(&scenario)
+            );
+            assert!(
+                out.usage.nodes <= MAX_NODES
+                    && out.usage.entries <= MAX_ENTRIES
+                    && out.usage.string_chars <= MAX_STRING_CHARS,
+                "CORE-SER-16: usage {:?}\n{}",
+                out.usage,
+                show(&scenario)
+            );
+            if let Err(e) = invariants::content(&out.content, true) {
+                panic!("{e}\n{}", show(&scenario));
+            }
+        }
+    }
+    Verdict::Checked
+}
+
+/// A registry of one tool `t` (the Rust API) that echoes its arguments.
+fn echo_registry() -> Option<ToolRegistry> {
+    let tool = FnTool::new(
+        "t",
+        "echoes its arguments",
+        |args| Ok(Decision::Accept(args.clone())),
+        |value, _| async move { Ok(Output::Json(value)) },
+    );
+    ToolRegistry::with_tools(vec![tool.into_tool()]).ok()
+}
+
+/// Runs a future that never waits (the echo tool is synchronous).
+fn run_now<F: std::future::Future>(future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(out) => Some(out),
+        std::task::Poll::Pending => None,
+    }
+}
+
+/// The call-snapshot target: bytes parsed as JSON are a call, both for the
+/// Rust API (plain JSON) and for the model (a value in the scenario
+/// grammar) against a registry with one tool `t`.
+pub fn call(data: &[u8]) -> Verdict {
+    if data.len() > MAX_INPUT {
+        return Verdict::Skipped("oversized");
+    }
+    let Ok(value) = serde_json::from_slice::<Json>(data) else {
+        return Verdict::Skipped("not JSON");
+    };
+    if let Some(registry) = echo_registry() {
+        match run_now(execute_tool_call(&registry, &value, &AbortSignal::new())) {
+            Some(Ok(result)) => {
+                if let Err(e) = invariants::content(&result.content, !result.is_error) {
+                    panic!("{e}\ncall: {value}");
+                }
+                let call_id = value.get("id").and_then(Json::as_str).unwrap_or_default();
+                assert_eq!(
+                    result.id.to_string_lossy(),
+                    format!("tool-result-{call_id}"),
+                    "CORE-RES-01\ncall: {value}"
+                );
+            }
+            Some(Err(e)) => assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::Contract(crate::ContractCode::InvalidToolCall)
+                ),
+                "the Rust API rejected a call with {e}\ncall: {value}"
+            ),
+            None => panic!("the echo tool left the call pending\ncall: {value}"),
+        }
+    }
+    let scenario = json!({
+        "nodes": {
+            "tool": {"$": "object", "props": {"name": "t", "description": "d",
+                "validate": {"$": "function", "returns": {"$": "object", "props": {"ok": true, "value": 1}}},
+                "execute": {"$": "function", "returns": "done"}}}
+        },
+        "registrations": [{"$": "array", "items": [{"ref": "tool"}]}],
+        "calls": [{"call": value}]
+    });
+    let Ok(scenario) = serde_json::from_value::<Scenario>(scenario) else {
+        return Verdict::Skipped("not a scenario");
+    };
+    observed_consistently(&scenario)
+}
+
+/// Observes twice and checks the invariants and the checks' consistency.
+fn observed_consistently(scenario: &Scenario) -> Verdict {
+    let Ok(observed) = observe_with(scenario, Limits::FUZZ) else {
+        return Verdict::Skipped("outside the model");
+    };
+    let again = observe_with(scenario, Limits::FUZZ).ok();
+    assert!(
+        again.as_ref() == Some(&observed),
+        "CORE-SER-17: two observations differ\n{}",
+        show(scenario)
+    );
+    let problems = invariants::check(&observed);
+    assert!(
+        problems.is_empty(),
+        "{}\n{}",
+        problems.join("\n"),
+        show(scenario)
+    );
+    let violations = checks::check_core(scenario, &observed, &observed);
+    assert!(
+        violations.is_empty(),
+        "an observation differs from itself: {violations:?}\n{}",
+        show(scenario)
+    );
+    // the observation survives its own JSON form, as adapters send it
+    let text = serde_json::to_string(&observed).unwrap_or_default();
+    let parsed: Option<Observation> = serde_json::from_str(&text).ok();
+    assert!(
+        parsed.as_ref() == Some(&observed),
+        "the observation does not round-trip through JSON\n{text}"
+    );
+    Verdict::Checked
+}
+
+/// The registry target: registrations one after another; a failed one
+/// leaves the names as they were, a successful one only appends, and names
+/// stay unique.
+pub fn registry(data: &[u8]) -> Verdict {
+    let Some(mut scenario) = scenario_from(data, |u| {
+        let mut g = Generator::new(u);
+        let batches = (0..g.batch_count()?)
+            .map(|_| g.batch().map(|(b, _)| b))
+            .collect::<arbitrary::Result<Vec<_>>>()?;
+        Ok(json!({"nodes": g.into_nodes(), "registrations": batches}))
+    }) else {
+        return Verdict::Skipped("not a scenario");
+    };
+    scenario.calls.clear();
+    let all = std::mem::take(&mut scenario.registrations);
+    // the names the registry was constructed with
+    let Ok(constructed) = observe_with(&scenario, Limits::FUZZ) else {
+        return Verdict::Skipped("outside the model");
+    };
+    let mut before: Vec<Json> = constructed.names;
+    for k in 0..all.len().min(4) {
+        scenario.registrations = all.iter().take(k + 1).cloned().collect();
+        let Ok(observed) = observe_with(&scenario, Limits::FUZZ) else {
+            return Verdict::Skipped("outside the model");
+        };
+        let names = observed.names.clone();
+        let unique: std::collections::HashSet<String> = names.iter().map(Json::to_string).collect();
+        assert_eq!(
+            unique.len(),
+            names.len(),
+            "CORE-REG-04: duplicate names {names:?}\n{}",
+            show(&scenario)
+        );
+        match observed.registrations.last().map(|r| &r.outcome) {
+            Some(Registered::Ok) => assert!(
+                names.starts_with(&before),
+                "CORE-REG-07: names {names:?} do not extend {before:?}\n{}",
+                show(&scenario)
+            ),
+            _ => assert_eq!(
+                names,
+                before,
+                "CORE-REG-05: a failed registration changed the names\n{}",
+                show(&scenario)
+            ),
+        }
+        before = names;
+    }
+    Verdict::Checked
+}
+
+/// The whole-scenario target: a scenario through the oracle, the
+/// invariants and the checks.
+pub fn scenario(data: &[u8]) -> Verdict {
+    let Some(scenario) = scenario_from(data, |u| {
+        let mut g = Generator::new(u);
+        g.named_nodes()?;
+        let batches = (0..g.batch_count()?)
+            .map(|_| g.batch().map(|(b, _)| b))
+            .collect::<arbitrary::Result<Vec<_>>>()?;
+        let calls = (0..g.batch_count()?)
+            .map(|_| g.call())
+            .collect::<arbitrary::Result<Vec<_>>>()?;
+        Ok(json!({"nodes": g.into_nodes(), "registrations": batches, "calls": calls}))
+    }) else {
+        return Verdict::Skipped("not a scenario");
+    };
+    observed_consistently(&scenario)
+}

@@ -1,0 +1,73 @@
+//! The fuzz oracles on stable, without a fuzzer: each target's oracle runs
+//! on a fixed number of inputs from a seeded RNG, on its seed corpus
+//! (`corpus/fuzz/<target>/`) and on every minimized finding
+//! (`corpus/regressions/<target>/`). A bug panics inside the oracle with
+//! what broke and the scenario that broke it.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use toolgate_contract::fuzzing::{self, Verdict};
+
+type Oracle = fn(&[u8]) -> Verdict;
+
+/// Runs `oracle` on `random` seeded inputs and on every file of the target's
+/// seeds and regressions; at least `min_checked` inputs must be checked
+/// (not skipped), so the oracle cannot silently test nothing.
+fn check(target: &str, oracle: Oracle, random: usize, min_checked: usize) {
+    let mut rng = StdRng::seed_from_u64(0x7001_6a7e);
+    let mut checked = 0;
+    for _ in 0..random {
+        let len = rng.random_range(0..2048);
+        let data: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+        if oracle(&data) == Verdict::Checked {
+            checked += 1;
+        }
+    }
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    for dir in [
+        corpus.join("fuzz").join(target),
+        corpus.join("regressions").join(target),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|x| x == "md") {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            // a panic here names the file through the test's output
+            eprintln!("replaying {}", path.display());
+            if oracle(&data) == Verdict::Checked {
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked >= min_checked,
+        "{target}: only {checked} inputs were checked"
+    );
+}
+
+#[test]
+fn serializer_oracle() {
+    check("serializer", fuzzing::serializer, 400, 200);
+}
+
+#[test]
+fn call_oracle() {
+    // random bytes are rarely JSON: the seeds carry this one
+    check("call", fuzzing::call, 200, 0);
+}
+
+#[test]
+fn registry_oracle() {
+    check("registry", fuzzing::registry, 300, 150);
+}
+
+#[test]
+fn scenario_oracle() {
+    check("scenario", fuzzing::scenario, 300, 150);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The nightly fuzzing campaign: runs every target for a given time, a few at
+# a time, on a working corpus (fuzz/corpus/<target>, kept between nights and
+# minimized with cmin after each run) seeded by corpus/fuzz/<target>,
+# minimizes each crash into corpus/regressions/<target>/, and prints a
+# summary table.
+#
+#   fuzz/campaign.sh [seconds per target] [targets at once] [-- extra cargo fuzz flags]
+#
+# Stable, no sanitizer (what CI can run):  fuzz/campaign.sh 600 2
+# Nightly with AddressSanitizer:            TOOLGATE_FUZZ_SANITIZER=address TOOLGATE_FUZZ_TOOLCHAIN=nightly fuzz/campaign.sh 600 2
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-600}
+parallel=${2:-$(nproc)}
+sanitizer=${TOOLGATE_FUZZ_SANITIZER:-none}
+toolchain=${TOOLGATE_FUZZ_TOOLCHAIN:-stable}
+targets=${TOOLGATE_FUZZ_TARGETS:-"serializer call registry scenario"}
+fuzz=(cargo "+$toolchain" fuzz)
+build_flags=(-s "$sanitizer" -O)
+logs=campaign-logs
+mkdir -p "$logs"
+
+"${fuzz[@]}" build "${build_flags[@]}" >/dev/null
+
+run_target() {
+  local t=$1
+  mkdir -p "corpus/$t" "artifacts/$t" "../corpus/fuzz/$t" "../corpus/regressions/$t"
+  # new inputs land in corpus/<t> (scratch); the committed seeds are read
+  "${fuzz[@]}" run "${build_flags[@]}" "$t" "corpus/$t" "../corpus/fuzz/$t" -- \
+    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
+    -max_len=65536 -timeout=10 -rss_limit_mb=4096 >"$logs/$t.log" 2>&1 || true
+}
+
+running=0
+for t in $targets; do
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+
+printf '| target | seconds | runs | exec/s | coverage | features | working corpus (after cmin) | new findings |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for t in $targets; do
+  log="$logs/$t.log"
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(echo "$last" | grep -o 'cov: [0-9]*' | awk '{print $2}')
+  ft=$(echo "$last" | grep -o 'ft: [0-9]*' | awk '{print $2}')
+  # keep the working corpus (fuzz/corpus/<t>, not committed) minimal: the
+  # committed seeds stay the ones written from the cases
+  before=$(ls "corpus/$t" | wc -l)
+  "${fuzz[@]}" cmin "${build_flags[@]}" "$t" "corpus/$t" >"$logs/$t.cmin.log" 2>&1 || true
+  after=$(ls "corpus/$t" | wc -l)
+  findings=0
+  for crash in artifacts/"$t"/crash-* artifacts/"$t"/oom-* artifacts/"$t"/timeout-*; do
+    [ -e "$crash" ] || continue
+    findings=$((findings + 1))
+    name=$(basename "$crash")
+    "${fuzz[@]}" tmin "${build_flags[@]}" "$t" "$crash" -- -runs=2000 >"$logs/$t.$name.tmin.log" 2>&1 || true
+    minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1)
+    cp "${minimized:-$crash}" "../corpus/regressions/$t/$name"
+    echo "- \`$name\`: found $(date -u +%F) by fuzz/campaign.sh; say here what it caught once fixed" >>"../corpus/regressions/$t/README.md"
+  done
+  printf '| %s | %s | %s | %s | %s | %s | %s (from %s) | %s |\n' "$t" "$seconds" "${runs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$after" "$before" "$findings"
+done
