@@ -75,21 +75,9 @@ pub enum Outcome {
     Rejected(Json),
 }
 
-/// An abort reason as observed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ReasonObserved {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub reason: Option<Json>,
-}
-
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
-    Json::deserialize(d).map(Some)
-}
+/// An abort reason as observed: the same form as a scenario's (`{}` for an
+/// `AbortError`, `{"reason": <json>}`, `null` kept apart from missing).
+pub type ReasonObserved = super::spec::ReasonSpec;
 
 impl From<&AbortReason> for ReasonObserved {
     fn from(r: &AbortReason) -> ReasonObserved {
