@@ -1,0 +1,557 @@
+//! An adapter process behind the protocol: started from `--impl`, greeted,
+//! sent one case at a time, watched for hangs, crashes, garbage and floods,
+//! killed and restarted when it can no longer be trusted (PROTOCOL.md
+//! "Failures of the adapter process"). Nothing here panics on what the
+//! adapter does: every misbehaviour becomes a [`Ran`] of the case at hand.
+
+use crate::cases::RunCase;
+use crate::protocol::{self, CaseRequest, Hello, Message, ReplyBody, Request, PROTOCOL_VERSION};
+use crate::subject::{Attempt, Ran, Subject};
+use crate::Error;
+use serde_json::Value as Json;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Longest reply line read; anything longer is a flood, not an observation.
+pub const MAX_LINE: usize = 64 << 20;
+/// Stderr kept per case and for the whole session.
+const STDERR_PER_CASE: usize = 16 << 10;
+const STDERR_SESSION: usize = 256 << 10;
+/// How long a stopped adapter may take to exit before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How to run and watch the adapter.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The `--impl` command line, split like a shell would (no shell runs).
+    pub command: String,
+    pub timeout: Duration,
+    pub start_timeout: Duration,
+    pub max_restarts: u32,
+}
+
+enum Line {
+    Text(Vec<u8>),
+    TooLong,
+    Eof,
+    Failed(String),
+}
+
+/// Stderr of the running process, shared with its reader thread.
+#[derive(Default)]
+struct Stderr {
+    case: Vec<u8>,
+    case_dropped: usize,
+}
+
+struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    stderr: Arc<Mutex<Stderr>>,
+    stderr_thread: Option<JoinHandle<()>>,
+}
+
+/// A running adapter with its session state.
+pub struct Adapter {
+    options: Options,
+    argv: Vec<String>,
+    hello: Hello,
+    process: Option<Process>,
+    seq: u64,
+    restarts: u32,
+    /// Set when the run gives up on the adapter: why.
+    gave_up: Option<String>,
+    /// Stderr of processes already gone, not yet given to a case.
+    pending_stderr: String,
+    session_stderr: String,
+}
+
+impl Adapter {
+    /// Starts the adapter and completes the handshake.
+    pub fn start(options: Options) -> Result<Adapter, Error> {
+        let argv = shell_words::split(&options.command)
+            .map_err(|e| Error::usage(format!("--impl {:?}: {e}", options.command)))?;
+        if argv.is_empty() {
+            return Err(Error::usage("--impl is empty"));
+        }
+        let mut adapter = Adapter {
+            options,
+            argv,
+            hello: crate::subject::reference_hello(),
+            process: None,
+            seq: 0,
+            restarts: 0,
+            gave_up: None,
+            pending_stderr: String::new(),
+            session_stderr: String::new(),
+        };
+        adapter.hello = adapter.spawn()?;
+        Ok(adapter)
+    }
+
+    fn spawn(&mut self) -> Result<Hello, Error> {
+        let mut command = Command::new(&self.argv[0]);
+        command
+            .args(&self.argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            // its own process group, so a kill reaches what it started too
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| Error::Adapter(format!("cannot start {:?}: {e}", self.argv[0])))?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let (tx, lines) = mpsc::sync_channel(4);
+        std::thread::spawn(move || read_lines(stdout, tx));
+        let stderr = Arc::new(Mutex::new(Stderr::default()));
+        let sink = Arc::clone(&stderr);
+        let stderr_thread = std::thread::spawn(move || read_stderr(stderr_pipe, sink));
+        self.process = Some(Process {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            stderr_thread: Some(stderr_thread),
+        });
+        self.seq = 0;
+        match self.handshake() {
+            Ok(hello) => {
+                self.take_stderr_into_session();
+                Ok(hello)
+            }
+            Err(message) => {
+                let status = self.kill();
+                let stderr = self.take_case_stderr();
+                let mut message = format!("handshake failed: {message}");
+                if let Some(status) = status {
+                    message.push_str(&format!(" (adapter {status})"));
+                }
+                if !stderr.is_empty() {
+                    message.push_str(&format!("\nadapter stderr:\n{}", stderr.trim_end()));
+                }
+                Err(Error::Adapter(message))
+            }
+        }
+    }
+
+    fn handshake(&mut self) -> Result<Hello, String> {
+        self.send(&Request::Start {
+            protocol: PROTOCOL_VERSION,
+        })
+        .map_err(|e| format!("cannot write the start request: {e}"))?;
+        let deadline = Instant::now() + self.options.start_timeout;
+        let value = match self.next_line(deadline) {
+            Reply::Value(v) => v,
+            Reply::Garbage(m) => return Err(m),
+            Reply::Timeout => {
+                return Err(format!(
+                    "no reply to start within {:?}",
+                    self.options.start_timeout
+                ))
+            }
+            Reply::Closed(m) => return Err(m),
+        };
+        if let Some(p) = value.get("protocol").and_then(Json::as_u64) {
+            if p != PROTOCOL_VERSION {
+                return Err(format!(
+                    "the adapter speaks protocol {p}, this runner speaks {PROTOCOL_VERSION}"
+                ));
+            }
+        }
+        protocol::validate(Message::StartReply, &value)
+            .map_err(|e| format!("the start reply does not match the protocol: {e}"))?;
+        serde_json::from_value(value).map_err(|e| format!("the start reply: {e}"))
+    }
+
+    fn send(&mut self, request: &Request) -> std::io::Result<()> {
+        let line = protocol::request_line(request);
+        let stdin = self
+            .process
+            .as_mut()
+            .and_then(|p| p.stdin.as_mut())
+            .ok_or_else(|| std::io::Error::other("stdin closed"))?;
+        stdin.write_all(line.as_bytes())?;
+        stdin.flush()
+    }
+
+    fn next_line(&mut self, deadline: Instant) -> Reply {
+        let Some(process) = self.process.as_mut() else {
+            return Reply::Closed("the adapter is not running".into());
+        };
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match process.lines.recv_timeout(wait) {
+            Ok(Line::Text(bytes)) => match serde_json::from_slice::<Json>(&bytes) {
+                Ok(v @ Json::Object(_)) => Reply::Value(v),
+                Ok(_) | Err(_) => Reply::Garbage(format!(
+                    "stdout line is not a JSON object: {}",
+                    excerpt(&bytes)
+                )),
+            },
+            Ok(Line::TooLong) => {
+                Reply::Garbage(format!("stdout line longer than {} MiB", MAX_LINE >> 20))
+            }
+            Ok(Line::Failed(e)) => Reply::Closed(format!("reading stdout failed: {e}")),
+            Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Reply::Closed("the adapter closed stdout".into())
+            }
+            Err(RecvTimeoutError::Timeout) => Reply::Timeout,
+        }
+    }
+
+    /// Kills the process (and its group), reaps it, and returns its status.
+    fn kill(&mut self) -> Option<ExitStatus> {
+        let mut process = self.process.take()?;
+        drop(process.stdin.take());
+        #[cfg(unix)]
+        {
+            // SAFETY: kill(2) on the group we created at spawn; it has no
+            // memory effects on this process.
+            unsafe {
+                libc::kill(-(process.child.id() as i32), libc::SIGKILL);
+            }
+        }
+        let _ = process.child.kill();
+        let status = process.child.wait().ok();
+        self.finish_stderr(&mut process);
+        status
+    }
+
+    /// Waits (briefly) for a dying process, kills it if needed, and returns
+    /// how it ended.
+    fn reap(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            let Some(process) = self.process.as_mut() else {
+                break None;
+            };
+            match process.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => break self.kill(),
+            }
+        };
+        if let Some(mut process) = self.process.take() {
+            self.finish_stderr(&mut process);
+        }
+        match status {
+            Some(s) => format!("the adapter exited ({s}) before replying"),
+            None => "the adapter closed stdout before replying".into(),
+        }
+    }
+
+    /// Lets the stderr reader drain what the process wrote before it ended.
+    fn finish_stderr(&mut self, process: &mut Process) {
+        if let Some(thread) = process.stderr_thread.take() {
+            let deadline = Instant::now() + Duration::from_millis(500);
+            while !thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
+        }
+        let mut kept = process.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let text = render_stderr(&kept);
+        *kept = Stderr::default();
+        drop(kept);
+        self.pending_stderr.push_str(&text);
+    }
+
+    fn take_case_stderr(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.pending_stderr);
+        if let Some(process) = &self.process {
+            let mut kept = process.stderr.lock().unwrap_or_else(|e| e.into_inner());
+            text.push_str(&render_stderr(&kept));
+            *kept = Stderr::default();
+        }
+        text
+    }
+
+    fn take_stderr_into_session(&mut self) {
+        let text = self.take_case_stderr();
+        push_capped(&mut self.session_stderr, &text, STDERR_SESSION);
+    }
+
+    /// Restarts a dead adapter, unless the cap is reached.
+    fn ensure_running(&mut self) -> Result<(), String> {
+        if let Some(why) = &self.gave_up {
+            return Err(why.clone());
+        }
+        if self.process.is_some() {
+            return Ok(());
+        }
+        if self.restarts >= self.options.max_restarts {
+            let why = format!(
+                "not run: the adapter failed after {} restart(s) (--max-restarts)",
+                self.restarts
+            );
+            self.gave_up = Some(why.clone());
+            return Err(why);
+        }
+        self.restarts += 1;
+        match self.spawn() {
+            Ok(hello) if hello == self.hello => Ok(()),
+            Ok(_) => {
+                self.kill();
+                let why = "not run: the restarted adapter announced itself differently".to_string();
+                self.gave_up = Some(why.clone());
+                Err(why)
+            }
+            Err(e) => {
+                let why = format!("not run: restarting the adapter failed: {e}");
+                self.gave_up = Some(why.clone());
+                Err(why)
+            }
+        }
+    }
+
+    fn exchange(&mut self, case: &RunCase) -> Ran {
+        if let Err(why) = self.ensure_running() {
+            return Ran::NotRun(why);
+        }
+        self.seq += 1;
+        let seq = self.seq;
+        let request = Request::Run {
+            seq,
+            case: Box::new(CaseRequest {
+                id: case.id.clone(),
+                suite: case.suite,
+                scenario: case.scenario.clone(),
+            }),
+        };
+        if self.send(&request).is_err() {
+            return Ran::Crash(self.reap());
+        }
+        let deadline = Instant::now() + self.options.timeout;
+        let value = match self.next_line(deadline) {
+            Reply::Value(v) => v,
+            Reply::Garbage(m) => {
+                self.kill();
+                return Ran::Error(m);
+            }
+            Reply::Timeout => {
+                self.kill();
+                return Ran::Timeout(self.options.timeout);
+            }
+            Reply::Closed(_) => return Ran::Crash(self.reap()),
+        };
+        match read_reply(seq, value) {
+            Ok(ran) => ran,
+            Err(violation) => {
+                // the stream is out of step with the requests: start afresh
+                self.kill();
+                Ran::Error(violation)
+            }
+        }
+    }
+}
+
+impl Subject for Adapter {
+    fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    fn run(&mut self, case: &RunCase) -> Attempt {
+        let start = Instant::now();
+        let ran = self.exchange(case);
+        let duration = start.elapsed();
+        let mut stderr = self.take_case_stderr();
+        if stderr.len() > STDERR_PER_CASE {
+            let cut = floor_char_boundary(&stderr, stderr.len() - STDERR_PER_CASE);
+            stderr = format!("[{cut} earlier bytes dropped]\n{}", &stderr[cut..]);
+        }
+        Attempt {
+            ran,
+            stderr,
+            duration,
+        }
+    }
+
+    fn finish(&mut self) -> String {
+        if self.process.is_some() {
+            let _ = self.send(&Request::Stop);
+            if let Some(process) = self.process.as_mut() {
+                drop(process.stdin.take());
+            }
+            let deadline = Instant::now() + STOP_GRACE;
+            while let Some(process) = self.process.as_mut() {
+                match process.child.try_wait() {
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Ok(Some(_)) => {
+                        let mut process = self.process.take().expect("checked");
+                        self.finish_stderr(&mut process);
+                    }
+                    _ => {
+                        self.kill();
+                    }
+                }
+            }
+        }
+        self.take_stderr_into_session();
+        std::mem::take(&mut self.session_stderr)
+    }
+
+    fn command(&self) -> Option<&str> {
+        Some(&self.options.command)
+    }
+
+    fn restarts(&self) -> u32 {
+        self.restarts
+    }
+}
+
+impl Drop for Adapter {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A reply to `run` number `seq`: `Ok` with what it says, `Err` when it
+/// breaks the protocol.
+fn read_reply(seq: u64, value: Json) -> Result<Ran, String> {
+    protocol::validate(Message::RunReply, &value)
+        .map_err(|e| format!("the reply does not match the protocol: {e}"))?;
+    let got = value.get("seq").and_then(Json::as_u64).unwrap_or(0);
+    if got != seq {
+        return Err(if got < seq {
+            format!("a reply for seq {got} arrived while waiting for seq {seq}: the adapter answered seq {got} twice or out of order")
+        } else {
+            format!("a reply for seq {got} arrived while waiting for seq {seq}")
+        });
+    }
+    if let Some(observation) = value.get("observation") {
+        protocol::validate(Message::Observation, observation)
+            .map_err(|e| format!("the observation does not match the observation format: {e}"))?;
+    }
+    let reply: protocol::RunReply =
+        serde_json::from_value(value).map_err(|e| format!("the reply: {e}"))?;
+    Ok(match reply.body {
+        ReplyBody::Observation(o) => Ran::Observed(o),
+        ReplyBody::Skipped { reason } => Ran::Skipped(reason),
+        ReplyBody::Error { message } => Ran::Error(format!("the adapter reported: {message}")),
+    })
+}
+
+/// Reads stdout into lines of at most [`MAX_LINE`] bytes; the bounded
+/// channel makes a flooding adapter wait instead of filling memory.
+fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    loop {
+        let mut line = Vec::new();
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let _ = tx.send(Line::Failed(e.to_string()));
+                    return;
+                }
+            };
+            if buf.is_empty() {
+                if !line.is_empty() {
+                    let _ = tx.send(Line::Text(line));
+                }
+                let _ = tx.send(Line::Eof);
+                return;
+            }
+            if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                line.extend_from_slice(&buf[..i]);
+                reader.consume(i + 1);
+                break;
+            }
+            let n = buf.len();
+            line.extend_from_slice(buf);
+            reader.consume(n);
+            if line.len() > MAX_LINE {
+                let _ = tx.send(Line::TooLong);
+                return;
+            }
+        }
+        if line.len() > MAX_LINE {
+            let _ = tx.send(Line::TooLong);
+            return;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if tx.send(Line::Text(line)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Keeps the last [`STDERR_PER_CASE`] bytes written since the last take.
+fn read_stderr(stderr: impl Read, sink: Arc<Mutex<Stderr>>) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = [0u8; 8192];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
+                kept.case.extend_from_slice(&buf[..n]);
+                if kept.case.len() > 2 * STDERR_PER_CASE {
+                    let drop = kept.case.len() - STDERR_PER_CASE;
+                    kept.case.drain(..drop);
+                    kept.case_dropped += drop;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+fn render_stderr(kept: &Stderr) -> String {
+    let text = String::from_utf8_lossy(&kept.case);
+    if kept.case_dropped > 0 {
+        format!("[{} earlier bytes dropped]\n{text}", kept.case_dropped)
+    } else {
+        text.into_owned()
+    }
+}
+
+fn push_capped(into: &mut String, text: &str, cap: usize) {
+    let room = cap.saturating_sub(into.len());
+    into.push_str(&text[..floor_char_boundary(text, room.min(text.len()))]);
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The start of a bad line, for messages.
+fn excerpt(bytes: &[u8]) -> String {
+    const SHOWN: usize = 120;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+    if bytes.len() > SHOWN {
+        format!("{text:?}… ({} bytes)", bytes.len())
+    } else {
+        format!("{text:?}")
+    }
+}
+
+enum Reply {
+    Value(Json),
+    Garbage(String),
+    Timeout,
+    Closed(String),
+}

@@ -1,0 +1,166 @@
+//! The reference adapter with one deliberate fault, for the runner's
+//! robustness tests (and for checking how a CI setup reports a broken
+//! adapter). Usage:
+//!
+//! ```text
+//! toolgate-faulty-adapter <fault> [--at N] [--once FILE]
+//! ```
+//!
+//! The fault strikes at the `run` request with `seq` N (default 2) of every
+//! adapter process, or, with `--once FILE`, only in the first process that
+//! finds FILE absent (it creates it), so a restarted adapter behaves.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use toolgate_contract::scenario::observe;
+use toolgate_runner::protocol::{ReplyBody, Request, RunReply};
+use toolgate_runner::subject::reference_hello;
+
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+enum Fault {
+    /// Never answers the case.
+    Hang,
+    /// Writes to stderr and exits with status 3 instead of answering.
+    Crash,
+    /// Answers with a line that is not JSON.
+    Garbage,
+    /// Answers with the next sequence number.
+    WrongSeq,
+    /// Answers the case twice.
+    Twice,
+    /// Never answers `start`.
+    NoHandshake,
+    /// Answers `start` with protocol version 2.
+    WrongProtocol,
+    /// Writes an endless line to stdout instead of answering.
+    Flood,
+    /// Answers with an observation that breaks the observation format.
+    BadObservation,
+    /// Answers `error` (a scenario the adapter cannot build).
+    ReplyError,
+    /// Writes to stderr while answering correctly.
+    Chatty,
+    /// In every case (whatever `--at`), loses the last effect of each call
+    /// that has two or more: a subtly wrong implementation, for the tests of
+    /// shrinking and expected failures.
+    LoseEffect,
+}
+
+#[derive(clap::Parser)]
+struct Args {
+    #[arg(value_enum)]
+    fault: Fault,
+    #[arg(long, default_value_t = 2)]
+    at: u64,
+    #[arg(long)]
+    once: Option<PathBuf>,
+}
+
+fn main() {
+    let args: Args = clap::Parser::parse();
+    let strikes = match &args.once {
+        Some(path) => std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .is_ok(),
+        None => true,
+    };
+    let fault = |f: Fault| strikes && args.fault == f;
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut send = |line: String| {
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    };
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        let request: Request = match serde_json::from_str(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("bad request: {e}");
+                return;
+            }
+        };
+        match request {
+            Request::Start { .. } => {
+                if fault(Fault::NoHandshake) {
+                    hang();
+                }
+                let mut hello = serde_json::to_value(reference_hello()).expect("hello");
+                if fault(Fault::WrongProtocol) {
+                    hello["protocol"] = 2.into();
+                }
+                send(hello.to_string());
+            }
+            Request::Stop => return,
+            Request::Run { seq, case } => {
+                let body = match observe(&case.scenario) {
+                    Ok(mut o) => {
+                        if fault(Fault::LoseEffect) {
+                            for call in &mut o.calls {
+                                if call.trace.len() >= 2 {
+                                    call.trace.pop();
+                                }
+                            }
+                        }
+                        ReplyBody::Observation(o)
+                    }
+                    Err(e) => ReplyBody::Error {
+                        message: e.to_string(),
+                    },
+                };
+                let reply = |seq| {
+                    serde_json::to_string(&RunReply {
+                        seq,
+                        body: body.clone(),
+                    })
+                    .expect("reply")
+                };
+                if seq != args.at {
+                    send(reply(seq));
+                    continue;
+                }
+                match args.fault {
+                    _ if !strikes => send(reply(seq)),
+                    Fault::Hang => hang(),
+                    Fault::Crash => {
+                        eprintln!("faulty adapter: crashing on purpose at seq {seq}");
+                        std::process::exit(3);
+                    }
+                    Fault::Garbage => send("this is not JSON".into()),
+                    Fault::WrongSeq => send(reply(seq + 1)),
+                    Fault::Twice => {
+                        send(reply(seq));
+                        send(reply(seq));
+                    }
+                    Fault::Flood => {
+                        let chunk = vec![b'x'; 1 << 16];
+                        while out.write_all(&chunk).is_ok() {}
+                        return;
+                    }
+                    Fault::BadObservation => send(format!(
+                        r#"{{"seq":{seq},"observation":{{"registrations":[],"calls":[{{"outcome":"exploded"}}],"names":[]}}}}"#
+                    )),
+                    Fault::ReplyError => send(format!(
+                        r#"{{"seq":{seq},"error":{{"message":"cannot build this scenario"}}}}"#
+                    )),
+                    Fault::Chatty => {
+                        eprintln!("faulty adapter: a note on stderr for seq {seq}");
+                        send(reply(seq));
+                    }
+                    Fault::NoHandshake | Fault::WrongProtocol | Fault::LoseEffect => {
+                        send(reply(seq))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn hang() -> ! {
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
+    }
+}

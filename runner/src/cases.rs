@@ -1,0 +1,213 @@
+//! Where the cases of a run come from and which are chosen: the corpus
+//! (embedded in the binary, or a directory given with `--corpus`), replayed
+//! case files (`--case-file`), filters by suite and id glob, and the
+//! requirement texts of SPEC.md (also embedded) for reports and `explain`.
+
+use crate::Error;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use include_dir::{include_dir, Dir};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toolgate_contract::scenario::corpus::{self, CaseFile};
+use toolgate_contract::scenario::{Observation, Scenario, Suite};
+
+static CORPUS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../corpus/cases");
+const SPEC: &str = include_str!("../../SPEC.md");
+
+/// One case ready to run.
+#[derive(Debug, Clone)]
+pub struct RunCase {
+    pub id: String,
+    pub suite: Suite,
+    pub description: String,
+    /// The requirements the case is about (from its file); the violated ones
+    /// come from the checks.
+    pub requirements: Vec<String>,
+    pub scenario: Scenario,
+    /// The reference's observation: stored in the case, or computed.
+    pub expect: Observation,
+    pub origin: Origin,
+}
+
+/// Where a case came from, which decides how to reproduce it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    Corpus,
+    CaseFile(PathBuf),
+    Generated { seed: u64, index: u64 },
+}
+
+/// The corpus: the embedded one, or the case files under `dir`.
+pub fn corpus(dir: Option<&Path>) -> Result<Vec<RunCase>, Error> {
+    let files: Vec<(String, CaseFile)> = match dir {
+        Some(dir) => corpus::load_dir(dir)
+            .map_err(|e| Error::usage(format!("--corpus {}: {e}", dir.display())))?
+            .into_iter()
+            .map(|(path, file)| (path.display().to_string(), file))
+            .collect(),
+        None => {
+            let mut files = Vec::new();
+            embedded_files(&CORPUS, &mut files)?;
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            files
+        }
+    };
+    let mut cases = Vec::new();
+    let mut seen = BTreeMap::new();
+    for (path, file) in files {
+        for case in cases_of(&file, Origin::Corpus)? {
+            if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
+                return Err(Error::usage(format!(
+                    "case id {} appears in {first} and {path}",
+                    case.id
+                )));
+            }
+            cases.push(case);
+        }
+    }
+    Ok(cases)
+}
+
+fn embedded_files(dir: &Dir<'_>, out: &mut Vec<(String, CaseFile)>) -> Result<(), Error> {
+    for file in dir.files() {
+        let path = file.path().display().to_string();
+        if !path.ends_with(".json") {
+            continue;
+        }
+        let text = file
+            .contents_utf8()
+            .ok_or_else(|| Error::usage(format!("embedded {path} is not UTF-8")))?;
+        let parsed = serde_json::from_str(text)
+            .map_err(|e| Error::usage(format!("embedded corpus file {path}: {e}")))?;
+        out.push((path, parsed));
+    }
+    for sub in dir.dirs() {
+        embedded_files(sub, out)?;
+    }
+    Ok(())
+}
+
+/// The cases of a case file given with `--case-file`.
+pub fn case_file(path: &Path) -> Result<Vec<RunCase>, Error> {
+    let file = corpus::load_file(path).map_err(|e| Error::usage(format!("--case-file {e}")))?;
+    cases_of(&file, Origin::CaseFile(path.to_path_buf()))
+}
+
+fn cases_of(file: &CaseFile, origin: Origin) -> Result<Vec<RunCase>, Error> {
+    file.cases
+        .iter()
+        .map(|case| {
+            let id = file.id(case);
+            let expect = match &case.expect {
+                Some(expect) => expect.clone(),
+                // a case not yet blessed is judged against the oracle
+                None => toolgate_contract::scenario::observe(&case.scenario)
+                    .map_err(|e| Error::usage(format!("case {id}: {e}")))?,
+            };
+            Ok(RunCase {
+                id,
+                suite: file.suite,
+                description: case.description.clone(),
+                requirements: case.requirements.clone(),
+                scenario: case.scenario.clone(),
+                expect,
+                origin: origin.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Which cases a run keeps: by suite and by id globs.
+#[derive(Debug, Default)]
+pub struct Filter {
+    pub suites: Vec<Suite>,
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+impl Filter {
+    pub fn new(suites: &[Suite], include: &[String], exclude: &[String]) -> Result<Filter, Error> {
+        let set = |globs: &[String], flag: &str| -> Result<Option<GlobSet>, Error> {
+            if globs.is_empty() {
+                return Ok(None);
+            }
+            let mut builder = GlobSetBuilder::new();
+            for g in globs {
+                // `*` stops at `/` so `calls/*` means one group's cases
+                let glob = globset::GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .build()
+                    .or_else(|_| Glob::new(g))
+                    .map_err(|e| Error::usage(format!("{flag} {g}: {e}")))?;
+                builder.add(glob);
+            }
+            builder
+                .build()
+                .map(Some)
+                .map_err(|e| Error::usage(format!("{flag}: {e}")))
+        };
+        Ok(Filter {
+            suites: suites.to_vec(),
+            include: set(include, "--case")?,
+            exclude: set(exclude, "--exclude")?,
+        })
+    }
+
+    pub fn keeps(&self, suite: Suite, id: &str) -> bool {
+        (self.suites.is_empty() || self.suites.contains(&suite))
+            && self.include.as_ref().is_none_or(|g| g.is_match(id))
+            && !self.exclude.as_ref().is_some_and(|g| g.is_match(id))
+    }
+}
+
+/// The requirement ids of SPEC.md with their text (up to "Checked by").
+pub fn requirements() -> Vec<(String, String)> {
+    SPEC.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("- **")?;
+            let (id, text) = rest.split_once("**")?;
+            if !(id.starts_with("CORE-") || id.starts_with("BOUNDARY-")) {
+                return None;
+            }
+            let text = text.split(" Checked by:").next().unwrap_or(text).trim();
+            Some((id.to_string(), text.to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(filter: &Filter, suite: Suite, id: &str, kept: bool) {
+        assert_eq!(filter.keeps(suite, id), kept, "{id}");
+    }
+
+    #[test]
+    fn the_embedded_corpus_loads_with_unique_ids() {
+        let cases = corpus(None).expect("embedded corpus");
+        assert!(cases.len() > 300, "{} cases", cases.len());
+        assert!(cases.iter().any(|c| c.suite == Suite::Boundary));
+    }
+
+    #[test]
+    fn globs_match_ids_and_star_stays_in_a_group() {
+        let f = Filter::new(&[], &["calls/*".into()], &["calls/unknown*".into()]).unwrap();
+        check(&f, Suite::Core, "calls/a-case", true);
+        check(&f, Suite::Core, "calls/unknown-tool", false);
+        check(&f, Suite::Core, "registry/a-case", false);
+        let f = Filter::new(&[Suite::Boundary], &[], &[]).unwrap();
+        check(&f, Suite::Core, "calls/a-case", false);
+        check(&f, Suite::Boundary, "boundary/x", true);
+    }
+
+    #[test]
+    fn spec_requirements_are_read_with_their_text() {
+        let reqs = requirements();
+        assert!(reqs
+            .iter()
+            .any(|(id, t)| id == "CORE-SER-07" && !t.is_empty()));
+        assert!(reqs.iter().any(|(id, _)| id == "BOUNDARY-05"));
+        assert!(reqs.iter().all(|(_, t)| !t.contains("Checked by")));
+    }
+}

@@ -1,0 +1,18 @@
+//! The toolgate runner: drives an implementation of the tool-call boundary
+//! through the corpus and generated cases, judges every observation against
+//! the reference, and reports (`toolgate run`, `list`, `explain`).
+
+pub mod adapter;
+pub mod capabilities;
+pub mod cases;
+mod error;
+pub mod expectations;
+pub mod explain;
+pub mod generate;
+pub mod outcome;
+pub mod protocol;
+pub mod report;
+pub mod run;
+pub mod subject;
+
+pub use error::Error;

@@ -1,0 +1,239 @@
+//! The `toolgate` command: `run`, `list`, `explain`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use toolgate_contract::scenario::Suite;
+use toolgate_runner::run::{run, RunOptions};
+use toolgate_runner::{adapter, cases, explain, Error};
+
+/// Conformance gate for the tool-call boundary of LLM agent runtimes.
+#[derive(Parser)]
+#[command(name = "toolgate", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the corpus (and generated cases) against an implementation.
+    ///
+    /// Exit code 0: every case passed (or failed as expected); 1: contract
+    /// failures, timeouts, crashes or stale expectations; 2: a harness error
+    /// (bad arguments, an adapter breaking the protocol).
+    Run(Box<RunArgs>),
+    /// List the suites, the requirements or the cases.
+    List {
+        #[arg(value_enum, default_value = "cases")]
+        what: ListWhat,
+        #[arg(long, value_enum)]
+        suite: Vec<SuiteArg>,
+        /// Read the corpus from this directory instead of the embedded one.
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+    },
+    /// Say what a case does and what the reference observes.
+    Explain {
+        /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
+        case: String,
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Read the case from a case file (e.g. a saved generated case).
+        #[arg(long)]
+        case_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListWhat {
+    Suites,
+    Requirements,
+    Cases,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SuiteArg {
+    Core,
+    Boundary,
+}
+
+impl From<SuiteArg> for Suite {
+    fn from(s: SuiteArg) -> Suite {
+        match s {
+            SuiteArg::Core => Suite::Core,
+            SuiteArg::Boundary => Suite::Boundary,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The adapter command (see runner/PROTOCOL.md), e.g.
+    /// "node adapters/node/adapter.mjs". Without it, the built-in reference
+    /// runs in process.
+    #[arg(long = "impl", value_name = "COMMAND")]
+    implementation: Option<String>,
+    /// Only this suite (repeatable; default: all).
+    #[arg(long, value_enum)]
+    suite: Vec<SuiteArg>,
+    /// Only cases whose id matches this glob (repeatable), e.g. 'calls/*'.
+    #[arg(long = "case", value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Leave out cases whose id matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Run the cases of this case file instead of the corpus (repeatable).
+    #[arg(long, value_name = "FILE")]
+    case_file: Vec<PathBuf>,
+    /// Read the corpus from this directory instead of the embedded one.
+    #[arg(long, value_name = "DIR")]
+    corpus: Option<PathBuf>,
+    /// Run no corpus case (with --generate: only generated cases).
+    #[arg(long)]
+    no_corpus: bool,
+    /// Add N cases generated from the property-test strategies.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    generate: u64,
+    /// The seed of --generate (default: random, printed in the report).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// At most this many runs to shrink each generated failure.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    shrink_steps: u32,
+    /// Where shrunk generated failures are saved as case files.
+    #[arg(long, value_name = "DIR", default_value = "toolgate-failures")]
+    save_dir: PathBuf,
+    /// Seconds a case may take before the adapter is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
+    /// Seconds the adapter may take to answer `start`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    start_timeout: f64,
+    /// Restarts of a crashed or hung adapter before the rest is not run.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    max_restarts: u32,
+    /// Known failures: a listed failure passes, a listed pass fails as stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// Write this run's failures as an expected-failures file.
+    #[arg(long, value_name = "FILE")]
+    write_expected_failures: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Only the final summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn seconds(flag: &str, s: f64) -> Result<Duration, Error> {
+    Duration::try_from_secs_f64(s)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| Error::usage(format!("{flag} must be a positive number of seconds")))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("toolgate: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<u8, Error> {
+    match cli.command {
+        Command::Run(args) => {
+            let args = *args;
+            let implementation = match args.implementation {
+                Some(command) => Some(adapter::Options {
+                    command,
+                    timeout: seconds("--timeout", args.timeout)?,
+                    start_timeout: seconds("--start-timeout", args.start_timeout)?,
+                    max_restarts: args.max_restarts,
+                }),
+                None => None,
+            };
+            let options = RunOptions {
+                program: std::env::args().next().unwrap_or_else(|| "toolgate".into()),
+                implementation,
+                filter_suites: args.suite.into_iter().map(Suite::from).collect(),
+                cases: args.cases,
+                exclude: args.exclude,
+                case_files: args.case_file,
+                corpus: args.corpus,
+                no_corpus: args.no_corpus,
+                generate: args.generate,
+                seed: args.seed,
+                shrink_steps: args.shrink_steps,
+                save_dir: args.save_dir,
+                expected_failures: args.expected_failures,
+                write_expected_failures: args.write_expected_failures,
+                json: args.json,
+                junit: args.junit,
+                markdown: args.markdown,
+                progress: !args.no_progress,
+                quiet: args.quiet,
+            };
+            let report = run(&options)?;
+            print!("{}", report.terminal());
+            Ok(report.exit_code as u8)
+        }
+        Command::List {
+            what,
+            suite,
+            corpus,
+        } => {
+            let suites: Vec<Suite> = suite.into_iter().map(Suite::from).collect();
+            let all: Vec<cases::RunCase> = cases::corpus(corpus.as_deref())?
+                .into_iter()
+                .filter(|c| suites.is_empty() || suites.contains(&c.suite))
+                .collect();
+            print!(
+                "{}",
+                match what {
+                    ListWhat::Suites => explain::suites(&all),
+                    ListWhat::Requirements => explain::requirement_list(&all),
+                    ListWhat::Cases => explain::case_list(&all),
+                }
+            );
+            Ok(0)
+        }
+        Command::Explain {
+            case,
+            corpus,
+            case_file,
+        } => {
+            let all = match case_file {
+                Some(path) => cases::case_file(&path)?,
+                None => cases::corpus(corpus.as_deref())?,
+            };
+            let found = all.iter().find(|c| c.id == case).ok_or_else(|| {
+                let close: Vec<&str> = all
+                    .iter()
+                    .map(|c| c.id.as_str())
+                    .filter(|id| id.contains(case.rsplit('/').next().unwrap_or(&case)))
+                    .take(5)
+                    .collect();
+                Error::usage(if close.is_empty() {
+                    format!("no case {case:?} (see toolgate list)")
+                } else {
+                    format!("no case {case:?}; did you mean {}?", close.join(", "))
+                })
+            })?;
+            print!("{}", explain::explain(found));
+            Ok(0)
+        }
+    }
+}

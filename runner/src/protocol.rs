@@ -1,0 +1,252 @@
+//! The adapter protocol of `runner/PROTOCOL.md` as types: requests, replies,
+//! capabilities, and the validation of traffic against
+//! `runner/schema/protocol.schema.json`. Both sides use it: the runner
+//! (`adapter.rs`) and the Rust reference adapter ([`serve`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::io::{BufRead, Write};
+use std::sync::OnceLock;
+use toolgate_contract::scenario::{Observation, Scenario, Suite};
+
+/// The version of the protocol this runner speaks.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+const PROTOCOL_SCHEMA: &str = include_str!("../schema/protocol.schema.json");
+const OBSERVATION_SCHEMA: &str = include_str!("../../corpus/schema/observation.schema.json");
+
+/// A runner-to-adapter message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Request {
+    Start { protocol: u64 },
+    Run { seq: u64, case: Box<CaseRequest> },
+    Stop,
+}
+
+/// The case of a `run` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseRequest {
+    pub id: String,
+    pub suite: Suite,
+    pub scenario: Scenario,
+}
+
+/// The adapter's answer to `start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    pub protocol: u64,
+    pub implementation: Implementation,
+    pub suites: Vec<Suite>,
+    pub capabilities: Vec<Capability>,
+}
+
+/// Who answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Implementation {
+    pub name: String,
+    pub version: String,
+    pub language: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<String>,
+}
+
+/// The adapter's answer to `run`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReply {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: ReplyBody,
+}
+
+/// What a `run` reply carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReplyBody {
+    Observation(Observation),
+    Skipped { reason: String },
+    Error { message: String },
+}
+
+/// What an implementation may be unable to express; a case needing a
+/// capability the adapter lacks is skipped (PROTOCOL.md#capabilities).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Capability {
+    Proxy,
+    Bigint,
+    Symbol,
+    Accessors,
+    OtherRealm,
+    LoneSurrogates,
+    Concurrent,
+}
+
+impl Capability {
+    pub const ALL: [Capability; 7] = [
+        Capability::Proxy,
+        Capability::Bigint,
+        Capability::Symbol,
+        Capability::Accessors,
+        Capability::OtherRealm,
+        Capability::LoneSurrogates,
+        Capability::Concurrent,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::Proxy => "proxy",
+            Capability::Bigint => "bigint",
+            Capability::Symbol => "symbol",
+            Capability::Accessors => "accessors",
+            Capability::OtherRealm => "otherRealm",
+            Capability::LoneSurrogates => "loneSurrogates",
+            Capability::Concurrent => "concurrent",
+        }
+    }
+}
+
+/// Which message a line is checked as.
+#[derive(Debug, Clone, Copy)]
+pub enum Message {
+    Request,
+    StartReply,
+    RunReply,
+    Observation,
+}
+
+struct Validators {
+    request: jsonschema::Validator,
+    start_reply: jsonschema::Validator,
+    run_reply: jsonschema::Validator,
+    observation: jsonschema::Validator,
+}
+
+fn validators() -> &'static Validators {
+    static VALIDATORS: OnceLock<Validators> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let protocol: Json =
+            serde_json::from_str(PROTOCOL_SCHEMA).expect("protocol schema is JSON");
+        // one definition of the schema validated as the whole document, so
+        // the file stays the single source of truth
+        let def = |name: &str| {
+            let mut schema = protocol.clone();
+            let root = schema.as_object_mut().expect("schema is an object");
+            root.remove("oneOf");
+            root.insert("$ref".into(), Json::String(format!("#/$defs/{name}")));
+            jsonschema::options()
+                .offline()
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("protocol schema $defs/{name}: {e}"))
+        };
+        let observation: Json =
+            serde_json::from_str(OBSERVATION_SCHEMA).expect("observation schema is JSON");
+        Validators {
+            request: def("request"),
+            start_reply: def("startReply"),
+            run_reply: def("runReply"),
+            observation: jsonschema::options()
+                .offline()
+                .build(&observation)
+                .expect("observation schema compiles"),
+        }
+    })
+}
+
+/// Checks `value` against the schema of `message`; the error names the first
+/// few places that do not match.
+pub fn validate(message: Message, value: &Json) -> Result<(), String> {
+    let v = validators();
+    let validator = match message {
+        Message::Request => &v.request,
+        Message::StartReply => &v.start_reply,
+        Message::RunReply => &v.run_reply,
+        Message::Observation => &v.observation,
+    };
+    if validator.is_valid(value) {
+        return Ok(());
+    }
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .take(3)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("at {at}: {e}")
+            }
+        })
+        .collect();
+    Err(errors.join("; "))
+}
+
+/// One JSON line of a request, validated (a runner bug otherwise).
+pub fn request_line(request: &Request) -> String {
+    let value = serde_json::to_value(request).expect("requests serialize");
+    debug_assert_eq!(validate(Message::Request, &value), Ok(()));
+    let mut line = serde_json::to_string(&value).expect("requests serialize");
+    line.push('\n');
+    line
+}
+
+/// The adapter side: reads requests from `input` and answers with `answer`
+/// until `stop` or the end of input. Malformed requests are answered with an
+/// `error` reply when they carry a `seq`, else reported on stderr.
+pub fn serve(
+    input: impl BufRead,
+    mut output: impl Write,
+    hello: &Hello,
+    mut answer: impl FnMut(&CaseRequest) -> ReplyBody,
+) -> std::io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Ok(Request::Start { .. }) => serde_json::to_string(hello)?,
+            Ok(Request::Run { seq, case }) => serde_json::to_string(&RunReply {
+                seq,
+                body: answer(&case),
+            })?,
+            Ok(Request::Stop) => return Ok(()),
+            Err(e) => {
+                let seq = serde_json::from_str::<Json>(&line)
+                    .ok()
+                    .and_then(|v| v.get("seq").and_then(Json::as_u64));
+                match seq {
+                    Some(seq) => serde_json::to_string(&RunReply {
+                        seq,
+                        body: ReplyBody::Error {
+                            message: format!("malformed request: {e}"),
+                        },
+                    })?,
+                    None => {
+                        eprintln!("malformed request ignored: {e}");
+                        continue;
+                    }
+                }
+            }
+        };
+        output.write_all(reply.as_bytes())?;
+        output.write_all(b"\n")?;
+        output.flush()?;
+    }
+    Ok(())
+}

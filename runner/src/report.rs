@@ -1,0 +1,374 @@
+//! The reports of a run: the JSON report (everything), JUnit XML (for CI test
+//! tabs), Markdown (for a CI job summary), and the terminal summary. All are
+//! written from the same [`RunReport`], also when the run stopped early.
+
+use crate::outcome::{suite_name, CaseOutcome, Expectation, Status};
+use crate::protocol::Implementation;
+use crate::Error;
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+/// Everything a run measured.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    pub toolgate: String,
+    pub implementation: Implementation,
+    /// The `--impl` command; absent for the built-in reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    pub duration_secs: f64,
+    pub summary: Summary,
+    pub exit_code: i32,
+    pub restarts: u32,
+    pub cases: Vec<CaseOutcome>,
+    /// What the adapter wrote to stderr outside any case.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub adapter_stderr: String,
+}
+
+/// Counts by status and by expectation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub total: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub skip: usize,
+    pub error: usize,
+    pub timeout: usize,
+    pub crash: usize,
+    pub not_run: usize,
+    pub expected_failures: usize,
+    pub unexpected_failures: usize,
+    pub stale: usize,
+}
+
+impl Summary {
+    pub fn of(cases: &[CaseOutcome]) -> Summary {
+        let mut s = Summary {
+            total: cases.len(),
+            ..Summary::default()
+        };
+        for c in cases {
+            match c.status {
+                Status::Pass => s.pass += 1,
+                Status::Fail => s.fail += 1,
+                Status::Skip => s.skip += 1,
+                Status::Error => s.error += 1,
+                Status::Timeout => s.timeout += 1,
+                Status::Crash => s.crash += 1,
+            }
+            s.not_run += usize::from(c.not_run);
+            match &c.expectation {
+                Some(Expectation::Expected) => s.expected_failures += 1,
+                Some(Expectation::Stale) => s.stale += 1,
+                _ if c.fails_the_run() => s.unexpected_failures += 1,
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// 0 passed, 1 contract failures or stale expectations, 2 harness errors.
+    pub fn exit_code(&self) -> i32 {
+        if self.error > 0 {
+            2
+        } else if self.unexpected_failures > 0 || self.stale > 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn line(&self) -> String {
+        let mut parts = vec![format!("{} pass", self.pass)];
+        for (n, what) in [
+            (self.fail, "fail"),
+            (self.timeout, "timeout"),
+            (self.crash, "crash"),
+            (self.error, "error"),
+            (self.skip, "skip"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        if self.not_run > 0 {
+            parts.push(format!("({} of the errors not run)", self.not_run));
+        }
+        let mut line = format!("{} cases: {}", self.total, parts.join(", "));
+        if self.expected_failures > 0 {
+            let _ = write!(line, "; {} expected failure(s)", self.expected_failures);
+        }
+        if self.stale > 0 {
+            let _ = write!(line, "; {} stale expectation(s)", self.stale);
+        }
+        line
+    }
+}
+
+impl RunReport {
+    pub fn new(
+        implementation: Implementation,
+        command: Option<String>,
+        seed: Option<u64>,
+        duration: Duration,
+        restarts: u32,
+        cases: Vec<CaseOutcome>,
+        adapter_stderr: String,
+    ) -> RunReport {
+        let summary = Summary::of(&cases);
+        RunReport {
+            toolgate: env!("CARGO_PKG_VERSION").to_string(),
+            implementation,
+            command,
+            seed,
+            duration_secs: duration.as_secs_f64(),
+            exit_code: summary.exit_code(),
+            summary,
+            restarts,
+            cases,
+            adapter_stderr,
+        }
+    }
+
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize") + "\n"
+    }
+
+    pub fn junit(&self) -> Result<String, Error> {
+        let mut report = quick_junit::Report::new("toolgate");
+        let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+        for case in &self.cases {
+            let suite = suites
+                .entry(suite_name(case.suite))
+                .or_insert_with(|| TestSuite::new(suite_name(case.suite)));
+            let status = match case.status {
+                Status::Pass if case.expectation == Some(Expectation::Stale) => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_type("stale");
+                    s.set_message("passes, but is listed in --expected-failures");
+                    s
+                }
+                Status::Pass => TestCaseStatus::success(),
+                Status::Skip => {
+                    let mut s = TestCaseStatus::skipped();
+                    if let Some(m) = &case.message {
+                        s.set_message(m.as_str());
+                    }
+                    s
+                }
+                _ if case.expectation == Some(Expectation::Expected) => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(format!("expected failure ({})", case.status.name()));
+                    s
+                }
+                status => {
+                    let kind = if status == Status::Error {
+                        NonSuccessKind::Error
+                    } else {
+                        NonSuccessKind::Failure
+                    };
+                    let mut s = TestCaseStatus::non_success(kind);
+                    s.set_type(status.name());
+                    s.set_message(headline(case));
+                    s.set_description(details(case));
+                    s
+                }
+            };
+            let mut test = TestCase::new(case.id.as_str(), status);
+            test.set_classname(format!("toolgate.{}", suite_name(case.suite)));
+            test.set_time(Duration::from_secs_f64(case.duration_ms / 1e3));
+            if !case.stderr.is_empty() {
+                test.set_system_err(case.stderr.as_str());
+            }
+            suite.add_test_case(test);
+        }
+        for (_, suite) in suites {
+            report.add_test_suite(suite);
+        }
+        report
+            .to_string()
+            .map_err(|e| Error::usage(format!("JUnit report: {e}")))
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let verdict = match self.exit_code {
+            0 => "passed",
+            1 => "failed",
+            _ => "harness error",
+        };
+        let _ = writeln!(
+            md,
+            "## toolgate: {} {} ({}): {verdict}\n",
+            self.implementation.name, self.implementation.version, self.implementation.language
+        );
+        let s = &self.summary;
+        let _ = writeln!(
+            md,
+            "| total | pass | fail | timeout | crash | error | skip | expected | stale |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            s.total,
+            s.pass,
+            s.fail,
+            s.timeout,
+            s.crash,
+            s.error,
+            s.skip,
+            s.expected_failures,
+            s.stale
+        );
+        let _ = writeln!(
+            md,
+            "{:.2} s; {} adapter restart(s){}\n",
+            self.duration_secs,
+            self.restarts,
+            self.seed
+                .map(|s| format!("; generated with seed {s}"))
+                .unwrap_or_default()
+        );
+        let notable: Vec<&CaseOutcome> = self.cases.iter().filter(|c| notable(c)).collect();
+        if notable.is_empty() {
+            return md;
+        }
+        let _ = writeln!(md, "| case | status | requirements | what |");
+        let _ = writeln!(md, "|---|---|---|---|");
+        for c in &notable {
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} |",
+                c.id,
+                status_label(c),
+                c.requirements.join(" "),
+                headline(c).replace('|', "\\|").replace('\n', " ")
+            );
+        }
+        md.push('\n');
+        for c in notable
+            .iter()
+            .filter(|c| c.status != Status::Error || !c.not_run)
+        {
+            let _ = writeln!(
+                md,
+                "<details><summary><code>{}</code>: {}</summary>\n\n```text\n{}\n```\n\n</details>\n",
+                c.id,
+                status_label(c),
+                details(c).replace("```", "'''")
+            );
+        }
+        md
+    }
+
+    /// The terminal summary printed at the end of a run.
+    pub fn terminal(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "toolgate {} against {} {} ({})",
+            self.toolgate,
+            self.implementation.name,
+            self.implementation.version,
+            self.implementation.language
+        );
+        let _ = writeln!(out, "{}", self.summary.line());
+        let secs = self.duration_secs.max(1e-9);
+        let _ = writeln!(
+            out,
+            "{:.2} s, {:.0} cases/s{}",
+            self.duration_secs,
+            self.cases.len() as f64 / secs,
+            if self.restarts > 0 {
+                format!(", {} adapter restart(s)", self.restarts)
+            } else {
+                String::new()
+            }
+        );
+        out
+    }
+
+    pub fn write(&self, path: &Path, text: &str) -> Result<(), Error> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+        }
+        std::fs::write(path, text).map_err(|e| Error::file(path, e))
+    }
+}
+
+/// Whether a case deserves a line of its own in reports.
+pub fn notable(c: &CaseOutcome) -> bool {
+    c.status != Status::Pass && c.status != Status::Skip || c.expectation.is_some()
+}
+
+fn status_label(c: &CaseOutcome) -> String {
+    match &c.expectation {
+        Some(Expectation::Expected) => format!("{} (expected)", c.status.name()),
+        Some(Expectation::Stale) => "stale (passes now)".into(),
+        Some(Expectation::Unexpected { unlisted }) => {
+            format!("{} (also {})", c.status.name(), unlisted.join(" "))
+        }
+        None => c.status.name().into(),
+    }
+}
+
+/// One line saying what went wrong.
+pub fn headline(c: &CaseOutcome) -> String {
+    if c.expectation == Some(Expectation::Stale) {
+        return "passes, but is listed in --expected-failures: remove the line".into();
+    }
+    if let Some(m) = &c.message {
+        return m.lines().next().unwrap_or_default().to_string();
+    }
+    match c.violations.first() {
+        Some(v) => {
+            let first = v.message.lines().next().unwrap_or_default();
+            let more = c.violations.len() - 1;
+            if more > 0 {
+                format!("{first} (+{more} more)")
+            } else {
+                first.to_string()
+            }
+        }
+        None => String::new(),
+    }
+}
+
+/// Everything about one case that went wrong, as text.
+pub fn details(c: &CaseOutcome) -> String {
+    let mut out = String::new();
+    if let Some(m) = &c.message {
+        let _ = writeln!(out, "{m}");
+    }
+    for v in &c.violations {
+        match &v.requirement {
+            Some(r) => {
+                let _ = writeln!(out, "{r}: {}", v.message);
+            }
+            None => {
+                let _ = writeln!(out, "unnamed difference: {}", v.message);
+            }
+        }
+    }
+    if let Some(d) = &c.diff {
+        let _ = writeln!(out, "\n{}", d.trim_end());
+    }
+    if !c.stderr.is_empty() {
+        let _ = writeln!(out, "\nadapter stderr:\n{}", c.stderr.trim_end());
+    }
+    if let Some(s) = &c.shrunk {
+        let _ = writeln!(out, "\nshrunk in {} run(s)", s.steps);
+    }
+    let _ = writeln!(out, "\nreproduce: {}", c.reproduce);
+    out
+}

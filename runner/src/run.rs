@@ -1,0 +1,285 @@
+//! `toolgate run`: the loop over the chosen cases and the generated ones,
+//! with progress, expectations, shrinking, and the reports written at the
+//! end whatever happened to the adapter.
+
+use crate::adapter::{self, Adapter};
+use crate::cases::{self, Filter, Origin, RunCase};
+use crate::expectations::Expectations;
+use crate::generate::{self, Generator};
+use crate::outcome::{self, CaseOutcome, Shrunk};
+use crate::report::{self, RunReport};
+use crate::subject::{Reference, Subject};
+use crate::Error;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proptest::strategy::ValueTree;
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Everything `toolgate run` was asked to do.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The program name to put in reproduction commands.
+    pub program: String,
+    pub implementation: Option<adapter::Options>,
+    pub filter_suites: Vec<toolgate_contract::scenario::Suite>,
+    pub cases: Vec<String>,
+    pub exclude: Vec<String>,
+    pub case_files: Vec<PathBuf>,
+    pub corpus: Option<PathBuf>,
+    pub no_corpus: bool,
+    pub generate: u64,
+    pub seed: Option<u64>,
+    pub shrink_steps: u32,
+    pub save_dir: PathBuf,
+    pub expected_failures: Option<PathBuf>,
+    pub write_expected_failures: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub progress: bool,
+    pub quiet: bool,
+}
+
+/// Runs, writes the reports, and returns the report (its `exit_code` is the
+/// process's).
+pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
+    let filter = Filter::new(&options.filter_suites, &options.cases, &options.exclude)?;
+    let mut all = Vec::new();
+    if options.case_files.is_empty() {
+        if !options.no_corpus {
+            all = cases::corpus(options.corpus.as_deref())?;
+        }
+    } else {
+        for path in &options.case_files {
+            all.extend(cases::case_file(path)?);
+        }
+    }
+    let expectations = match &options.expected_failures {
+        Some(path) => {
+            let e = Expectations::load(path)?;
+            let known: HashSet<&str> = all.iter().map(|c| c.id.as_str()).collect();
+            e.check_ids(&known)?;
+            Some(e)
+        }
+        None => None,
+    };
+    let chosen: Vec<RunCase> = all
+        .into_iter()
+        .filter(|c| filter.keeps(c.suite, &c.id))
+        .collect();
+    let seed = (options.generate > 0).then(|| options.seed.unwrap_or_else(random_seed));
+    let mut subject: Box<dyn Subject> = match &options.implementation {
+        Some(adapter) => Box::new(Adapter::start(adapter.clone())?),
+        None => Box::new(Reference::default()),
+    };
+    let total = chosen.len() as u64 + options.generate;
+    let bar = progress_bar(options, total);
+    let started = Instant::now();
+    let mut outcomes = Vec::with_capacity(total as usize);
+    let reproduce = |case: &RunCase| reproduce(options, case);
+
+    for case in &chosen {
+        let outcome = run_one(subject.as_mut(), case, reproduce(case));
+        note(&bar, options, &outcome);
+        outcomes.push(outcome);
+    }
+    if let Some(seed) = seed {
+        let mut generator = Generator::new(seed);
+        for _ in 0..options.generate {
+            let (index, mut tree) = generator.next_tree()?;
+            let id = generator.id(index);
+            if !filter.keeps(toolgate_contract::scenario::Suite::Core, &id) {
+                bar.inc(1);
+                continue;
+            }
+            let case = match generator.case(index, &tree.current()) {
+                Ok(case) => case,
+                Err(message) => {
+                    bar.inc(1);
+                    outcomes.push(generator_error(&generator, index, message, options));
+                    continue;
+                }
+            };
+            let mut outcome = run_one(subject.as_mut(), &case, reproduce(&case));
+            if generate::shrinkable(&outcome) && options.shrink_steps > 0 {
+                bar.set_message(format!("shrinking {id}"));
+                let (minimal, mut shrunk, steps) = generate::shrink(
+                    &mut tree,
+                    &generator,
+                    index,
+                    (case, outcome),
+                    options.shrink_steps,
+                    |candidate| run_one(subject.as_mut(), candidate, String::new()),
+                );
+                bar.set_message("");
+                let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
+                    Ok(path) => {
+                        let replay = RunCase {
+                            origin: Origin::CaseFile(path.clone()),
+                            ..minimal.clone()
+                        };
+                        shrunk.reproduce = reproduce(&replay);
+                        Some(path.display().to_string())
+                    }
+                    Err(e) => {
+                        shrunk.reproduce = reproduce(&minimal);
+                        shrunk.message = Some(format!("saving the shrunk case failed: {e}"));
+                        None
+                    }
+                };
+                shrunk.shrunk = Some(Shrunk { steps, saved });
+                outcome = shrunk;
+            }
+            note(&bar, options, &outcome);
+            outcomes.push(outcome);
+        }
+    }
+    let duration = started.elapsed();
+    bar.finish_and_clear();
+    if let Some(e) = &expectations {
+        e.apply(&mut outcomes);
+    }
+    let adapter_stderr = subject.finish();
+    let restarts = subject.restarts();
+    let report = RunReport::new(
+        subject.hello().implementation.clone(),
+        subject.command().map(str::to_string),
+        seed,
+        duration,
+        restarts,
+        outcomes,
+        adapter_stderr,
+    );
+    write_reports(options, &report)?;
+    Ok(report)
+}
+
+fn run_one(subject: &mut dyn Subject, case: &RunCase, reproduce: String) -> CaseOutcome {
+    if let Some(reason) = outcome::unsupported(subject.hello(), case) {
+        return outcome::skipped(case, reason, reproduce);
+    }
+    let attempt = subject.run(case);
+    outcome::judge(case, attempt, reproduce)
+}
+
+fn generator_error(
+    generator: &Generator,
+    index: u64,
+    message: String,
+    options: &RunOptions,
+) -> CaseOutcome {
+    let case = RunCase {
+        id: generator.id(index),
+        suite: toolgate_contract::scenario::Suite::Core,
+        description: String::new(),
+        requirements: Vec::new(),
+        scenario: Default::default(),
+        expect: Default::default(),
+        origin: Origin::Generated { seed: 0, index },
+    };
+    let attempt = crate::subject::Attempt {
+        ran: crate::subject::Ran::Error(message),
+        stderr: String::new(),
+        duration: Duration::ZERO,
+    };
+    outcome::judge(&case, attempt, reproduce(options, &case))
+}
+
+fn write_reports(options: &RunOptions, report: &RunReport) -> Result<(), Error> {
+    if let Some(path) = &options.json {
+        report.write(path, &report.json())?;
+    }
+    if let Some(path) = &options.junit {
+        report.write(path, &report.junit()?)?;
+    }
+    if let Some(path) = &options.markdown {
+        report.write(path, &report.markdown())?;
+    }
+    if let Some(path) = &options.write_expected_failures {
+        report.write(path, &Expectations::render(&report.cases))?;
+    }
+    Ok(())
+}
+
+/// The command that runs `case` again against the same implementation.
+pub fn reproduce(options: &RunOptions, case: &RunCase) -> String {
+    let mut words = vec![options.program.clone(), "run".to_string()];
+    if let Some(a) = &options.implementation {
+        words.push("--impl".into());
+        words.push(a.command.clone());
+    }
+    match &case.origin {
+        Origin::Corpus => {
+            if let Some(dir) = &options.corpus {
+                words.push("--corpus".into());
+                words.push(dir.display().to_string());
+            }
+            words.push("--case".into());
+            words.push(case.id.clone());
+        }
+        Origin::CaseFile(path) => {
+            words.push("--case-file".into());
+            words.push(path.display().to_string());
+            words.push("--case".into());
+            words.push(case.id.clone());
+        }
+        Origin::Generated { seed, index } => {
+            words.extend([
+                "--no-corpus".into(),
+                "--generate".into(),
+                (index + 1).to_string(),
+                "--seed".into(),
+                seed.to_string(),
+                "--case".into(),
+                case.id.clone(),
+            ]);
+        }
+    }
+    shell_words::join(words)
+}
+
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    // seeds stay below 2^53 so that JSON readers keep them exact
+    h.finish() >> 11
+}
+
+fn progress_bar(options: &RunOptions, total: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if !options.progress || options.quiet || !std::io::stderr().is_terminal() || total < 200 {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cases {per_sec} {eta} {msg}")
+            .expect("a valid template"),
+    );
+    bar
+}
+
+/// Prints a case that went wrong as soon as it is known.
+fn note(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome) {
+    bar.inc(1);
+    if options.quiet || !report::notable(outcome) {
+        return;
+    }
+    let mut text = format!("\n{} {}", outcome.status.name().to_uppercase(), outcome.id);
+    if !outcome.requirements.is_empty() {
+        text.push_str(&format!(" [{}]", outcome.requirements.join(" ")));
+    }
+    text.push('\n');
+    for line in report::details(outcome).lines() {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    bar.suspend(|| eprint!("{text}"));
+}

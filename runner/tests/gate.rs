@@ -1,0 +1,229 @@
+//! The gate end to end: the whole corpus through the protocol against the
+//! reference adapter, the built-in reference, the command line's exit codes
+//! and reports, `list` and `explain`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use toolgate_runner::adapter;
+use toolgate_runner::outcome::Status;
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+
+fn options(implementation: Option<&str>) -> RunOptions {
+    RunOptions {
+        program: "toolgate".into(),
+        implementation: implementation.map(|command| adapter::Options {
+            command: command.into(),
+            // the corpus's million-node cases take seconds in the test profile
+            timeout: Duration::from_secs(300),
+            start_timeout: Duration::from_secs(30),
+            max_restarts: 0,
+        }),
+        filter_suites: Vec::new(),
+        cases: Vec::new(),
+        exclude: Vec::new(),
+        case_files: Vec::new(),
+        corpus: None,
+        no_corpus: false,
+        generate: 0,
+        seed: None,
+        shrink_steps: 64,
+        save_dir: PathBuf::from("target/toolgate-failures"),
+        expected_failures: None,
+        write_expected_failures: None,
+        json: None,
+        junit: None,
+        markdown: None,
+        progress: false,
+        quiet: true,
+    }
+}
+
+fn reference_adapter() -> &'static str {
+    env!("CARGO_BIN_EXE_toolgate-reference-adapter")
+}
+
+/// Runs and checks every case ended with `status` and the exit code.
+fn check(options: &RunOptions, status: Status, exit_code: i32) -> RunReport {
+    let report = run(options).unwrap_or_else(|e| panic!("the run failed: {e}"));
+    let wrong: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status != status)
+        .map(|c| {
+            format!(
+                "{} {:?}: {:?} {:?}",
+                c.id, c.status, c.message, c.violations
+            )
+        })
+        .collect();
+    assert!(wrong.is_empty(), "not {status:?}:\n{}", wrong.join("\n"));
+    assert_eq!(report.exit_code, exit_code);
+    report
+}
+
+fn corpus_size() -> usize {
+    toolgate_runner::cases::corpus(None).unwrap().len()
+}
+
+#[test]
+fn the_reference_adapter_passes_the_whole_corpus_over_the_protocol() {
+    let report = check(&options(Some(reference_adapter())), Status::Pass, 0);
+    assert_eq!(report.cases.len(), corpus_size());
+    assert_eq!(report.implementation.name, "toolgate-reference");
+    assert_eq!(report.restarts, 0);
+}
+
+#[test]
+fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
+    let mut o = options(None);
+    o.generate = 64;
+    o.seed = Some(7);
+    let report = check(&o, Status::Pass, 0);
+    assert_eq!(report.cases.len(), corpus_size() + 64);
+    assert_eq!(report.seed, Some(7));
+    assert!(report.cases.iter().any(|c| c.id == "generated/7-63"));
+}
+
+#[test]
+fn filters_select_by_suite_and_glob() {
+    let mut o = options(None);
+    o.filter_suites = vec![toolgate_contract::scenario::Suite::Boundary];
+    let report = check(&o, Status::Pass, 0);
+    assert!(!report.cases.is_empty());
+    assert!(report.cases.iter().all(|c| c.id.starts_with("boundary/")));
+    let mut o = options(None);
+    o.cases = vec!["calls/*".into(), "registry/*".into()];
+    o.exclude = vec!["registry/*".into()];
+    let report = check(&o, Status::Pass, 0);
+    assert!(report.cases.iter().all(|c| c.id.starts_with("calls/")));
+    assert!(report.cases.len() >= 10);
+}
+
+#[test]
+fn missing_capabilities_and_suites_skip_with_the_reason() {
+    // an adapter command that answers without proxies or the boundary suite
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("limited.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n# answers start without proxies and the boundary suite, then relays\n\
+             read -r start\n\
+             echo '{{\"protocol\":1,\"implementation\":{{\"name\":\"limited\",\"version\":\"0\",\"language\":\"sh\"}},\"suites\":[\"core\"],\"capabilities\":[\"bigint\",\"symbol\",\"accessors\",\"otherRealm\",\"loneSurrogates\",\"concurrent\"]}}'\n\
+             {{ echo \"$start\"; cat; }} | {} | {{ read -r hello; cat; }}\n",
+            reference_adapter()
+        ),
+    )
+    .unwrap();
+    make_executable(&script);
+    let mut o = options(Some(&format!("sh {}", script.display())));
+    o.cases = vec!["boundary/*".into(), "serializer-containers/*proxy*".into()];
+    let report = run(&o).unwrap();
+    assert!(report.cases.len() > 3);
+    for c in &report.cases {
+        let reason = c.message.as_deref().unwrap_or_default();
+        if c.id.starts_with("boundary/") {
+            assert_eq!(c.status, Status::Skip, "{}", c.id);
+            assert!(reason.contains("boundary suite"), "{reason}");
+        } else if c.status == Status::Skip {
+            assert_eq!(reason, "needs capability proxy");
+        }
+    }
+    assert!(report
+        .cases
+        .iter()
+        .any(|c| c.message.as_deref() == Some("needs capability proxy")));
+    assert_eq!(report.exit_code, 0);
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) {}
+
+#[test]
+fn reports_are_written_in_three_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(Some(reference_adapter()));
+    o.cases = vec!["worked-examples/*".into()];
+    o.json = Some(dir.path().join("out/report.json"));
+    o.junit = Some(dir.path().join("out/junit.xml"));
+    o.markdown = Some(dir.path().join("out/summary.md"));
+    let report = check(&o, Status::Pass, 0);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(o.json.as_ref().unwrap()).unwrap()).unwrap();
+    assert_eq!(json["summary"]["pass"], report.cases.len());
+    assert_eq!(json["exitCode"], 0);
+    let junit = std::fs::read_to_string(o.junit.as_ref().unwrap()).unwrap();
+    assert_eq!(junit.matches("<testcase ").count(), report.cases.len());
+    let md = std::fs::read_to_string(o.markdown.as_ref().unwrap()).unwrap();
+    assert!(md.contains(": passed"), "{md}");
+}
+
+fn toolgate(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(args)
+        .output()
+        .expect("toolgate runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_line_exit_codes() {
+    let (code, out, _) = toolgate(&["run", "--case", "calls/*"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("pass"), "{out}");
+    let (code, _, err) = toolgate(&["run", "--case", "[broken"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--case"), "{err}");
+    let (code, _, err) = toolgate(&["run", "--impl", "/nonexistent/adapter"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot start"), "{err}");
+    let (code, _, err) = toolgate(&["run", "--timeout", "0", "--impl", reference_adapter()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timeout"), "{err}");
+    let (code, _, _) = toolgate(&["run", "--no-such-flag"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn list_and_explain() {
+    let (code, out, _) = toolgate(&["list", "suites"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("core\t") && out.contains("boundary\t"),
+        "{out}"
+    );
+    let (_, out, _) = toolgate(&["list", "requirements"]);
+    assert!(out.lines().any(|l| l.starts_with("CORE-SER-07\t")), "{out}");
+    let (_, out, _) = toolgate(&["list", "cases", "--suite", "boundary"]);
+    assert!(out.lines().count() > 5 && out.lines().all(|l| l.starts_with("boundary/")));
+    let id = out
+        .lines()
+        .next()
+        .unwrap()
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_string();
+    let (code, out, _) = toolgate(&["explain", &id]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("What the reference observes:") && out.contains("call 0 "),
+        "{out}"
+    );
+    assert!(out.contains("BOUNDARY-"), "{out}");
+    let (code, _, err) = toolgate(&["explain", "calls/no-such-case"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no case"), "{err}");
+}

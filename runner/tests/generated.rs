@@ -1,0 +1,176 @@
+//! Generated cases against a subtly wrong implementation (the faulty
+//! adapter's `lose-effect`): failures are shrunk against the implementation,
+//! saved as case files that `--case-file` replays, and an expected-failures
+//! baseline written from a run makes the next run pass until a listed case
+//! passes (stale).
+
+use proptest::strategy::ValueTree;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toolgate_runner::adapter;
+use toolgate_runner::cases::Origin;
+use toolgate_runner::generate::Generator;
+use toolgate_runner::outcome::{Expectation, Status};
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+
+fn options(adapter_command: String, dir: &Path) -> RunOptions {
+    RunOptions {
+        program: "toolgate".into(),
+        implementation: Some(adapter::Options {
+            command: adapter_command,
+            timeout: Duration::from_secs(120),
+            start_timeout: Duration::from_secs(30),
+            max_restarts: 0,
+        }),
+        filter_suites: Vec::new(),
+        cases: Vec::new(),
+        exclude: Vec::new(),
+        case_files: Vec::new(),
+        corpus: None,
+        no_corpus: true,
+        generate: 0,
+        seed: None,
+        shrink_steps: 128,
+        save_dir: dir.join("failures"),
+        expected_failures: None,
+        write_expected_failures: None,
+        json: None,
+        junit: None,
+        markdown: None,
+        progress: false,
+        quiet: true,
+    }
+}
+
+fn lose_effect() -> String {
+    format!(
+        "{} lose-effect",
+        env!("CARGO_BIN_EXE_toolgate-faulty-adapter")
+    )
+}
+
+fn reference() -> String {
+    env!("CARGO_BIN_EXE_toolgate-reference-adapter").to_string()
+}
+
+fn check(options: &RunOptions, exit_code: i32) -> RunReport {
+    let report = run(options).unwrap_or_else(|e| panic!("the run failed: {e}"));
+    assert_eq!(report.exit_code, exit_code, "{}", report.terminal());
+    report
+}
+
+#[test]
+fn generated_failures_are_shrunk_saved_and_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(lose_effect(), dir.path());
+    // seed 13 generates small cases, two of the first six failing
+    o.generate = 6;
+    o.seed = Some(13);
+    o.shrink_steps = 64;
+    let report = check(&o, 1);
+    let failed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .collect();
+    assert!(!failed.is_empty(), "lose-effect fails some generated case");
+    for case in failed.iter().take(1) {
+        let shrunk = case.shrunk.as_ref().expect("a failure is shrunk");
+        let saved = PathBuf::from(shrunk.saved.as_ref().expect("and saved"));
+        assert!(case.reproduce.contains("--case-file"), "{}", case.reproduce);
+        assert!(!case.requirements.is_empty() || !case.violations.is_empty());
+        // the replay fails the same way, and passes on the reference
+        let mut replay = options(lose_effect(), dir.path());
+        replay.no_corpus = false;
+        replay.case_files = vec![saved.clone()];
+        let again = check(&replay, 1);
+        assert_eq!(again.cases.len(), 1);
+        assert_eq!(again.cases[0].status, Status::Fail);
+        assert_eq!(again.cases[0].requirements, case.requirements);
+        replay.implementation.as_mut().unwrap().command = reference();
+        check(&replay, 0);
+    }
+    // shrinking made the first failure's case smaller than generated
+    let first = failed[0];
+    let Some(Origin::Generated { index, .. }) = generated_origin(&first.id) else {
+        panic!("{} is a generated id", first.id)
+    };
+    let mut generator = Generator::new(13);
+    let tree = (0..=index)
+        .map(|_| generator.next_tree().unwrap().1)
+        .last()
+        .unwrap();
+    let original = generator.case(index, &tree.current()).unwrap();
+    let saved = PathBuf::from(first.shrunk.as_ref().unwrap().saved.clone().unwrap());
+    let minimal = toolgate_runner::cases::case_file(&saved).unwrap().remove(0);
+    let json_size =
+        |c: &toolgate_runner::cases::RunCase| serde_json::to_string(&c.scenario).unwrap().len();
+    assert!(
+        json_size(&minimal) < json_size(&original),
+        "shrunk {} bytes, generated {} bytes",
+        json_size(&minimal),
+        json_size(&original)
+    );
+}
+
+fn generated_origin(id: &str) -> Option<Origin> {
+    let (seed, index) = id.strip_prefix("generated/")?.split_once('-')?;
+    Some(Origin::Generated {
+        seed: seed.parse().ok()?,
+        index: index.parse().ok()?,
+    })
+}
+
+#[test]
+fn the_same_seed_generates_the_same_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(lose_effect(), dir.path());
+    o.generate = 15;
+    o.seed = Some(13);
+    o.shrink_steps = 0;
+    let ids = |r: &RunReport| -> Vec<(String, Status)> {
+        r.cases.iter().map(|c| (c.id.clone(), c.status)).collect()
+    };
+    let a = check(&o, 1);
+    let b = check(&o, 1);
+    assert_eq!(ids(&a), ids(&b));
+    o.seed = Some(14);
+    let c = run(&o).unwrap();
+    assert_ne!(ids(&a), ids(&c), "another seed, other cases");
+}
+
+#[test]
+fn an_expected_failures_baseline_passes_until_a_listed_case_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("expected-failures.txt");
+    let mut o = options(lose_effect(), dir.path());
+    o.no_corpus = false;
+    o.cases = vec!["cancellation/*".into(), "execution/*".into()];
+    o.write_expected_failures = Some(baseline.clone());
+    let first = check(&o, 1);
+    let failing = first
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .count();
+    assert!(failing > 0);
+    // with the baseline: every failure is expected, the run passes
+    o.write_expected_failures = None;
+    o.expected_failures = Some(baseline.clone());
+    let second = check(&o, 0);
+    assert_eq!(second.summary.expected_failures, failing);
+    // the fixed implementation: every listed case is now stale
+    o.implementation.as_mut().unwrap().command = reference();
+    let third = check(&o, 1);
+    assert_eq!(third.summary.stale, failing);
+    assert!(third
+        .cases
+        .iter()
+        .filter(|c| c.expectation.is_some())
+        .all(|c| c.expectation == Some(Expectation::Stale)));
+    // an unknown id in the baseline is a usage error
+    std::fs::write(&baseline, "calls/no-such-case\n").unwrap();
+    let err = run(&o).expect_err("refused").to_string();
+    assert!(err.contains("unknown case id"), "{err}");
+}

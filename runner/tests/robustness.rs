@@ -1,0 +1,263 @@
+//! The runner against deliberately broken adapters
+//! (`toolgate-faulty-adapter`): each fault gives the right status to the
+//! right case, the run completes, every case is in the report, and the
+//! reports are written even when the run gives up on the adapter.
+
+use std::time::Duration;
+use toolgate_runner::adapter;
+use toolgate_runner::outcome::{CaseOutcome, Status};
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+use toolgate_runner::Error;
+
+/// The group the fault runs use: 20 small cases.
+const CASES: &str = "calls/*";
+
+fn faulty(args: &str, max_restarts: u32, dir: &std::path::Path) -> RunOptions {
+    RunOptions {
+        program: "toolgate".into(),
+        implementation: Some(adapter::Options {
+            command: format!("{} {args}", env!("CARGO_BIN_EXE_toolgate-faulty-adapter")),
+            timeout: Duration::from_millis(1500),
+            start_timeout: Duration::from_secs(2),
+            max_restarts,
+        }),
+        filter_suites: Vec::new(),
+        cases: vec![CASES.into()],
+        exclude: Vec::new(),
+        case_files: Vec::new(),
+        corpus: None,
+        no_corpus: false,
+        generate: 0,
+        seed: None,
+        shrink_steps: 0,
+        save_dir: dir.join("failures"),
+        expected_failures: None,
+        write_expected_failures: None,
+        json: Some(dir.join("report.json")),
+        junit: Some(dir.join("junit.xml")),
+        markdown: None,
+        progress: false,
+        quiet: true,
+    }
+}
+
+/// Runs `args` and checks the statuses case by case: `expected` lists
+/// (index in the run, status, words in the message); every other case
+/// before the first not-run one passes; `not_run_from` is where the run gave
+/// up; `{dir}` in `args` is a fresh directory. Also checks the written reports account for every case.
+fn check(
+    args: &str,
+    max_restarts: u32,
+    expected: &[(usize, Status, &str)],
+    not_run_from: Option<usize>,
+    exit_code: i32,
+) -> RunReport {
+    let dir = tempfile::tempdir().unwrap();
+    let args = &args.replace("{dir}", &dir.path().display().to_string());
+    let options = faulty(args, max_restarts, dir.path());
+    let report = run(&options).unwrap_or_else(|e| panic!("{args}: the run failed: {e}"));
+    let total = toolgate_runner::cases::corpus(None)
+        .unwrap()
+        .iter()
+        .filter(|c| c.id.starts_with("calls/"))
+        .count();
+    assert_eq!(report.cases.len(), total, "{args}: every case is reported");
+    for (i, case) in report.cases.iter().enumerate() {
+        let listed = expected.iter().find(|(at, _, _)| *at == i);
+        match (listed, not_run_from) {
+            (Some((_, status, words)), _) => {
+                assert_eq!(
+                    case.status, *status,
+                    "{args}: case {i} {}: {case:?}",
+                    case.id
+                );
+                let message = case.message.as_deref().unwrap_or_default();
+                assert!(
+                    message.contains(words),
+                    "{args}: case {i}: {message:?} lacks {words:?}"
+                );
+            }
+            (None, Some(from)) if i >= from => {
+                assert!(
+                    is_not_run(case),
+                    "{args}: case {i} should be not run: {case:?}"
+                );
+            }
+            (None, _) => assert_eq!(case.status, Status::Pass, "{args}: case {i}: {case:?}"),
+        }
+    }
+    assert_eq!(report.exit_code, exit_code, "{args}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        json["cases"].as_array().unwrap().len(),
+        total,
+        "{args}: JSON report"
+    );
+    assert_eq!(json["summary"]["total"], total);
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert_eq!(
+        junit.matches("<testcase ").count(),
+        total,
+        "{args}: JUnit report"
+    );
+    report
+}
+
+fn is_not_run(case: &CaseOutcome) -> bool {
+    case.status == Status::Error && case.not_run
+}
+
+#[test]
+fn a_hanging_adapter_times_out_and_is_restarted() {
+    // seq 2 of each process hangs: cases 1, 3, 5 time out (each restart's
+    // second case), then the cap of 2 restarts is reached
+    let t = (Status::Timeout, "no reply within 1.5 s");
+    check(
+        "hang",
+        2,
+        &[(1, t.0, t.1), (3, t.0, t.1), (5, t.0, t.1)],
+        Some(6),
+        2,
+    );
+}
+
+#[test]
+fn a_crashing_adapter_is_reported_with_its_stderr_and_restarted() {
+    let report = check(
+        "crash --at 3 --once {dir}/crashed",
+        3,
+        &[(2, Status::Crash, "exit status: 3")],
+        None,
+        1,
+    );
+    assert!(
+        report.cases[2].stderr.contains("crashing on purpose"),
+        "{:?}",
+        report.cases[2]
+    );
+    // --once: the restarted adapter behaves, so only case 2 is lost
+    assert_eq!(report.restarts, 1);
+}
+
+#[test]
+fn garbage_on_stdout_is_a_harness_error() {
+    check(
+        "garbage",
+        1,
+        &[
+            (1, Status::Error, "not a JSON object"),
+            (3, Status::Error, "not a JSON object"),
+        ],
+        Some(4),
+        2,
+    );
+}
+
+#[test]
+fn a_wrong_sequence_number_is_a_harness_error() {
+    check(
+        "wrong-seq --at 1",
+        0,
+        &[(
+            0,
+            Status::Error,
+            "a reply for seq 2 arrived while waiting for seq 1",
+        )],
+        Some(1),
+        2,
+    );
+}
+
+#[test]
+fn a_second_reply_fails_the_next_case_not_the_answered_one() {
+    check(
+        "twice --at 1",
+        0,
+        &[(1, Status::Error, "answered seq 1 twice")],
+        Some(2),
+        2,
+    );
+}
+
+#[test]
+fn a_flood_on_stdout_is_cut_at_the_line_limit() {
+    check(
+        "flood --at 1",
+        0,
+        &[(0, Status::Error, "longer than 64 MiB")],
+        Some(1),
+        2,
+    );
+}
+
+#[test]
+fn a_malformed_observation_or_an_error_reply_is_a_harness_error() {
+    check(
+        "bad-observation --at 1",
+        0,
+        &[(0, Status::Error, "does not match the observation format")],
+        Some(1),
+        2,
+    );
+    // an `error` reply is an honest answer: the adapter keeps running
+    check(
+        "reply-error --at 2",
+        0,
+        &[(
+            1,
+            Status::Error,
+            "the adapter reported: cannot build this scenario",
+        )],
+        None,
+        2,
+    );
+}
+
+#[test]
+fn stderr_is_kept_with_the_case_it_was_written_during() {
+    let report = check("chatty --at 3", 0, &[], None, 0);
+    assert!(report.cases[2]
+        .stderr
+        .contains("a note on stderr for seq 3"));
+    assert!(report.cases[1].stderr.is_empty());
+}
+
+fn start_error(args: &str, words: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    match run(&faulty(args, 3, dir.path())) {
+        Err(e @ Error::Adapter(_)) => {
+            let message = e.to_string();
+            assert!(message.contains(words), "{args}: {message}");
+        }
+        Err(e) => panic!("{args}: wrong error {e}"),
+        Ok(report) => panic!("{args}: ran {} cases", report.cases.len()),
+    }
+}
+
+#[test]
+fn a_failed_handshake_stops_the_run_before_any_case() {
+    start_error("no-handshake", "no reply to start within 2s");
+    start_error("wrong-protocol", "speaks protocol 2");
+}
+
+#[test]
+fn once_the_restart_cap_is_reached_the_rest_is_not_run_but_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = faulty("crash --at 1", 2, dir.path());
+    options.markdown = Some(dir.path().join("summary.md"));
+    let report = run(&options).unwrap();
+    let statuses: Vec<Status> = report.cases.iter().map(|c| c.status).collect();
+    assert_eq!(&statuses[..3], &[Status::Crash; 3]);
+    assert!(report.cases[3..].iter().all(is_not_run));
+    assert!(report.cases[3]
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("after 2 restart(s)"));
+    assert_eq!(report.summary.not_run, report.cases.len() - 3);
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains("harness error"), "{md}");
+}
