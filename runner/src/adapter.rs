@@ -50,7 +50,10 @@ struct Stderr {
 
 struct Process {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread, which owns the adapter's stdin: a
+    /// request is never written from the run loop, so an adapter that stops
+    /// reading cannot block the runner past the case's timeout.
+    stdin: Option<mpsc::Sender<String>>,
     lines: Receiver<Line>,
     stderr: Arc<Mutex<Stderr>>,
     stderr_thread: Option<JoinHandle<()>>,
@@ -111,6 +114,9 @@ impl Adapter {
             .spawn()
             .map_err(|e| Error::Adapter(format!("cannot start {:?}: {e}", self.argv[0])))?;
         let stdout = child.stdout.take().expect("piped stdout");
+        let stdin_pipe = child.stdin.take().expect("piped stdin");
+        let (stdin, requests) = mpsc::channel::<String>();
+        std::thread::spawn(move || write_lines(stdin_pipe, requests));
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = mpsc::sync_channel(4);
         std::thread::spawn(move || read_lines(stdout, tx));
@@ -118,7 +124,7 @@ impl Adapter {
         let sink = Arc::clone(&stderr);
         let stderr_thread = std::thread::spawn(move || read_stderr(stderr_pipe, sink));
         self.process = Some(Process {
-            stdin: child.stdin.take(),
+            stdin: Some(stdin),
             child,
             lines,
             stderr,
@@ -175,14 +181,17 @@ impl Adapter {
     }
 
     fn send(&mut self, request: &Request) -> std::io::Result<()> {
-        let line = protocol::request_line(request);
-        let stdin = self
-            .process
-            .as_mut()
-            .and_then(|p| p.stdin.as_mut())
-            .ok_or_else(|| std::io::Error::other("stdin closed"))?;
-        stdin.write_all(line.as_bytes())?;
-        stdin.flush()
+        let line = protocol::request_line(request).map_err(std::io::Error::other)?;
+        self.write_line(&line)
+    }
+
+    fn write_line(&mut self, line: &str) -> std::io::Result<()> {
+        self.process
+            .as_ref()
+            .and_then(|p| p.stdin.as_ref())
+            .ok_or_else(|| std::io::Error::other("stdin closed"))?
+            .send(line.to_string())
+            .map_err(|_| std::io::Error::other("the adapter's stdin is closed"))
     }
 
     fn next_line(&mut self, deadline: Instant) -> Reply {
@@ -332,7 +341,11 @@ impl Adapter {
                 scenario: case.scenario.clone(),
             }),
         };
-        if self.send(&request).is_err() {
+        let line = match protocol::request_line(&request) {
+            Ok(line) => line,
+            Err(e) => return Ran::Error(e),
+        };
+        if self.write_line(&line).is_err() {
             return Ran::Crash(self.reap());
         }
         let deadline = Instant::now() + self.options.timeout;
@@ -445,6 +458,16 @@ fn read_reply(seq: u64, value: Json) -> Result<Ran, String> {
         ReplyBody::Skipped { reason } => Ran::Skipped(reason),
         ReplyBody::Error { message } => Ran::Error(format!("the adapter reported: {message}")),
     })
+}
+
+/// Writes request lines to the adapter until the channel or the pipe
+/// closes; dropping the sender closes stdin.
+fn write_lines(mut stdin: ChildStdin, requests: Receiver<String>) {
+    for line in requests {
+        if stdin.write_all(line.as_bytes()).is_err() || stdin.flush().is_err() {
+            return;
+        }
+    }
 }
 
 /// Reads stdout into lines of at most [`MAX_LINE`] bytes; the bounded

@@ -133,12 +133,9 @@ impl Filter {
             }
             let mut builder = GlobSetBuilder::new();
             for g in globs {
-                // `*` stops at `/` so `calls/*` means one group's cases
-                let glob = globset::GlobBuilder::new(g)
-                    .literal_separator(true)
-                    .build()
-                    .or_else(|_| Glob::new(g))
-                    .map_err(|e| Error::usage(format!("{flag} {g}: {e}")))?;
+                // `*` crosses `/`: ids are `group/name`, and `*pending*`
+                // should find pending cases in every group
+                let glob = Glob::new(g).map_err(|e| Error::usage(format!("{flag} {g}: {e}")))?;
                 builder.add(glob);
             }
             builder
@@ -191,11 +188,14 @@ mod tests {
     }
 
     #[test]
-    fn globs_match_ids_and_star_stays_in_a_group() {
+    fn globs_match_whole_ids_and_star_crosses_groups() {
         let f = Filter::new(&[], &["calls/*".into()], &["calls/unknown*".into()]).unwrap();
         check(&f, Suite::Core, "calls/a-case", true);
         check(&f, Suite::Core, "calls/unknown-tool", false);
         check(&f, Suite::Core, "registry/a-case", false);
+        let f = Filter::new(&[], &[], &["*pending*".into()]).unwrap();
+        check(&f, Suite::Core, "cancellation/abort-when-pending", false);
+        check(&f, Suite::Core, "calls/a-case", true);
         let f = Filter::new(&[Suite::Boundary], &[], &[]).unwrap();
         check(&f, Suite::Core, "calls/a-case", false);
         check(&f, Suite::Boundary, "boundary/x", true);

@@ -196,13 +196,16 @@ pub fn validate(message: Message, value: &Json) -> Result<(), String> {
     Err(errors.join("; "))
 }
 
-/// One JSON line of a request, validated (a runner bug otherwise).
-pub fn request_line(request: &Request) -> String {
-    let value = serde_json::to_value(request).expect("requests serialize");
-    debug_assert_eq!(validate(Message::Request, &value), Ok(()));
-    let mut line = serde_json::to_string(&value).expect("requests serialize");
+/// One JSON line of a request, validated against the schema like replies
+/// are; `Err` says what is wrong (a runner bug, or a case file the schema
+/// refuses).
+pub fn request_line(request: &Request) -> Result<String, String> {
+    let value = serde_json::to_value(request).map_err(|e| e.to_string())?;
+    validate(Message::Request, &value)
+        .map_err(|e| format!("the request does not match the protocol: {e}"))?;
+    let mut line = serde_json::to_string(&value).map_err(|e| e.to_string())?;
     line.push('\n');
-    line
+    Ok(line)
 }
 
 /// The adapter side: reads requests from `input` and answers with `answer`
