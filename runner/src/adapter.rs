@@ -15,6 +15,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use toolgate_contract::scenario::invariants;
 
 /// Longest reply line read; anything longer is a flood, not an observation.
 pub const MAX_LINE: usize = 64 << 20;
@@ -200,9 +201,9 @@ impl Adapter {
         };
         let wait = deadline.saturating_duration_since(Instant::now());
         match process.lines.recv_timeout(wait) {
-            Ok(Line::Text(bytes)) => match serde_json::from_slice::<Json>(&bytes) {
-                Ok(v @ Json::Object(_)) => Reply::Value(v),
-                Ok(_) | Err(_) => Reply::Garbage(format!(
+            Ok(Line::Text(bytes)) => match parse_line(&bytes) {
+                Some(v @ Json::Object(_)) => Reply::Value(v),
+                _ => Reply::Garbage(format!(
                     "stdout line is not a JSON object: {}",
                     excerpt(&bytes)
                 )),
@@ -559,6 +560,20 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// A reply line as JSON. JavaScript's `JSON.stringify` escapes lone
+/// surrogates (`"\uD800"`), which serde_json refuses; an implementation
+/// that leaves them unescaped in a result must fail its case, not break
+/// the protocol, so such lines are read with each lone surrogate as U+FFFD.
+fn parse_line(bytes: &[u8]) -> Option<Json> {
+    match serde_json::from_slice::<Json>(bytes) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            let text = std::str::from_utf8(bytes).ok()?;
+            invariants::parse_json_allowing_lone_surrogates(text).ok()
+        }
+    }
 }
 
 /// The start of a bad line, for messages.

@@ -217,6 +217,20 @@ fn a_malformed_observation_or_an_error_reply_is_a_harness_error() {
 }
 
 #[test]
+fn a_lone_surrogate_escape_in_a_reply_is_a_contract_failure_not_garbage() {
+    // case 5 of calls/ resolves with a result: its content gains U+FFFD
+    let report = check(
+        "lone-surrogate --at 6",
+        0,
+        &[(5, Status::Fail, "")],
+        None,
+        1,
+    );
+    let diff = report.cases[5].diff.as_deref().unwrap_or_default();
+    assert!(diff.contains('\u{FFFD}'), "{diff}");
+}
+
+#[test]
 fn stderr_is_kept_with_the_case_it_was_written_during() {
     let report = check("chatty --at 3", 0, &[], None, 0);
     assert!(report.cases[2]

@@ -40,6 +40,9 @@ enum Fault {
     ReplyError,
     /// Writes to stderr while answering correctly.
     Chatty,
+    /// Answers with a lone surrogate escaped at the start of the first
+    /// result's content, as `JSON.stringify` writes one.
+    LoneSurrogate,
     /// In every case (whatever `--at`), loses the last effect of each call
     /// that has two or more: a subtly wrong implementation, for the tests of
     /// shrinking and expected failures.
@@ -146,6 +149,9 @@ fn main() {
                     Fault::ReplyError => send(format!(
                         r#"{{"seq":{seq},"error":{{"message":"cannot build this scenario"}}}}"#
                     )),
+                    Fault::LoneSurrogate => {
+                        send(reply(seq).replacen(r#""content":""#, r#""content":"\ud800"#, 1))
+                    }
                     Fault::Chatty => {
                         eprintln!("faulty adapter: a note on stderr for seq {seq}");
                         send(reply(seq));
