@@ -231,11 +231,20 @@ fn violations(case: &RunCase, actual: &Observation) -> Result<Vec<Violation>, St
     }
     // the checks read whatever an adapter sent; a panic there is a toolgate
     // bug, reported as such instead of ending the run
-    catch_unwind(AssertUnwindSafe(|| match case.suite {
+    let found = catch_unwind(AssertUnwindSafe(|| match case.suite {
         Suite::Core => check_core(&case.scenario, &case.expect, actual),
         Suite::Boundary => check_boundary(&case.scenario, &case.expect, actual),
     }))
-    .map_err(|_| "the checks panicked on this observation (a toolgate bug; please report it with the adapter's observation)".to_string())
+    .map_err(|_| "the checks panicked on this observation (a toolgate bug; please report it with the adapter's observation)".to_string())?;
+    if found.is_empty() && case.suite == Suite::Core {
+        // a core case passes only on equal observations, whatever the
+        // checks recognise
+        return Ok(vec![Violation {
+            requirement: None,
+            message: "the observation differs from the reference's, but no check names the difference (see the diff)".into(),
+        }]);
+    }
+    Ok(found)
 }
 
 /// A unified diff of the pretty JSON of two observations.

@@ -767,6 +767,22 @@ impl<'s> Facts<'s> {
         actual: &Observation,
         out: &mut Vec<Violation>,
     ) {
+        if expected.initial != actual.initial {
+            // the construction follows registerMany's rules (CORE-REG-06)
+            let words = match (&expected.initial, &actual.initial) {
+                (Some(e), Some(a)) if e.outcome != a.outcome => format!(
+                    "the registry's construction: expected {}, got {}",
+                    registered(&e.outcome),
+                    registered(&a.outcome)
+                ),
+                (Some(_), None) => "the registry's construction was not observed".to_string(),
+                (None, Some(_)) => {
+                    "a construction was observed but the scenario has no initial batch".to_string()
+                }
+                (e, a) => diff("the registry's construction", e, a).message,
+            };
+            out.push(Violation::named("CORE-REG-06", words));
+        }
         let n = expected.registrations.len().max(actual.registrations.len());
         for i in 0..n {
             match (expected.registrations.get(i), actual.registrations.get(i)) {
@@ -818,6 +834,16 @@ impl<'s> Facts<'s> {
                     registered(&a.outcome)
                 ),
             ));
+            if let (Registered::ContractError(_), Registered::Rejected(thrown)) =
+                (&e.outcome, &a.outcome)
+            {
+                if self.is_genuine(thrown) {
+                    local.push(Violation::named(
+                        "CORE-NRE-04",
+                        format!("registration {i}: a genuine NonRecoverableToolError thrown while reading a definition propagated"),
+                    ));
+                }
+            }
         }
         self.trace(Owner::Registration(i), &e.trace, &a.trace, None, &mut local);
         if local.is_empty() && e != a {
@@ -1038,6 +1064,9 @@ impl<'s> Facts<'s> {
             (Outcome::ContractError(_), _) => self.call_problem(i).unwrap_or("CORE-CALL-02"),
             (Outcome::NonRecoverable(_), _) => "CORE-NRE-01",
             (Outcome::Rejected(_), _) => "CORE-CALL-02",
+            (Outcome::Result(_), Outcome::Rejected(v)) if v.get("malformedResult").is_some() => {
+                "CORE-RES-01"
+            }
             (Outcome::Result(er), other) => match other {
                 Outcome::NonRecoverable(_) => "CORE-NRE-02",
                 _ if er.is_error => match error_payload(&er.content) {
@@ -1050,6 +1079,58 @@ impl<'s> Facts<'s> {
             },
         };
         out.push(Violation::named(requirement, words));
+        // a genuine error that propagated where it must not breaks the rule
+        // of its step too
+        match (&e.outcome, &a.outcome) {
+            (Outcome::Cancelled(_), Outcome::NonRecoverable(_)) => out.push(Violation::named(
+                "CORE-NRE-03",
+                format!("{label}: the genuine error propagated before the abort check"),
+            )),
+            (Outcome::Result(er), Outcome::NonRecoverable(_))
+                if error_payload(&er.content)
+                    .is_some_and(|p| p.code == "TOOL_VALIDATION_FAILED") =>
+            {
+                // a genuine error a validator's decision threw propagates
+                // (CORE-NRE-01); one kept by the asynchrony check does not
+                out.push(Violation::named(
+                    "CORE-VAL-04",
+                    format!("{label}: a genuine error kept by the asynchrony check propagated"),
+                ))
+            }
+            (Outcome::Result(er), Outcome::Rejected(thrown))
+                if er.is_error && self.is_look_alike(thrown) =>
+            {
+                out.push(Violation::named(
+                    "CORE-NRE-02",
+                    format!("{label}: an error object that is not a genuine NonRecoverableToolError rejected the call"),
+                ))
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a thrown value as observed is an object of the scenario that
+    /// is not a genuine `NonRecoverableToolError` (a look-alike, an error).
+    fn is_look_alike(&self, thrown: &Json) -> bool {
+        let Some(name) = thrown.get("node").and_then(Json::as_str) else {
+            return false;
+        };
+        let Some(id) = self.id(name) else {
+            return false;
+        };
+        matches!(self.node(id), Some(Node::Object(o)) if !o.non_recoverable_brand)
+    }
+
+    /// Whether a thrown value as observed (`{"node": name}`) is a genuine
+    /// `NonRecoverableToolError` of the scenario.
+    fn is_genuine(&self, thrown: &Json) -> bool {
+        let Some(name) = thrown.get("node").and_then(Json::as_str) else {
+            return false;
+        };
+        let Some(id) = self.id(name) else {
+            return false;
+        };
+        matches!(self.node(id), Some(Node::Object(o)) if o.non_recoverable_brand)
     }
 
     /// Both results: the six fields, then the content by what differs.
@@ -1097,20 +1178,41 @@ impl<'s> Facts<'s> {
         let ap = error_payload(&ar.content);
         let at = content_difference(&er.content, &ar.content);
         match (er.is_error, ep, ap) {
-            (true, Some(ep), Some(ap)) if ep.code != ap.code => out.push(Violation::named(
-                self.error_requirement(&ep.code, ep.message.as_deref(), trace),
-                format!("{label}: result code is {}, expected {}", ap.code, ep.code),
-            )),
+            (true, Some(ep), Some(ap)) if ep.code != ap.code => {
+                out.push(Violation::named(
+                    self.error_requirement(&ep.code, ep.message.as_deref(), trace),
+                    format!("{label}: result code is {}, expected {}", ap.code, ep.code),
+                ));
+                if ep.code == "TOOL_OUTPUT_SERIALIZATION_FAILED" {
+                    out.push(Violation::named(
+                        "CORE-EXE-05",
+                        format!("{label}: a refused output must give {}", ep.code),
+                    ));
+                }
+            }
             (true, Some(ep), Some(ap)) => match (&ep.message, &ap.message) {
-                (Some(em), Some(am)) if em != am => out.push(Violation::named(
-                    self.message_requirement(&ep.code, em, trace),
-                    format!(
+                (Some(em), Some(am)) if em != am => {
+                    let words = format!(
                         "{label}: {} message is {}, expected {}",
                         ep.code,
                         quote(am),
                         quote(em)
-                    ),
-                )),
+                    );
+                    let primary = self.message_requirement(&ep.code, em, trace);
+                    // a thrown value's message is both its step's and the
+                    // failure-message rule's business
+                    let secondary = if primary == "CORE-RES-03" {
+                        self.failure_step_requirement(&ep.code, trace)
+                    } else if is_fallback(em) {
+                        Some("CORE-RES-03")
+                    } else {
+                        None
+                    };
+                    out.push(Violation::named(primary, words.clone()));
+                    if let Some(r) = secondary.filter(|r| *r != primary) {
+                        out.push(Violation::named(r, words));
+                    }
+                }
                 _ => out.push(Violation::named(
                     "CORE-RES-02",
                     format!("{label}: error {at}"),
@@ -1128,10 +1230,20 @@ impl<'s> Facts<'s> {
                 self.refused_output(&ap.code, ap.message.as_deref(), trace),
                 format!("{label}: expected a success result, got result {}", ap.code),
             )),
-            (false, _, _) => out.push(Violation::named(
-                self.content_requirement(&er.content, &ar.content),
-                format!("{label}: {at}"),
-            )),
+            (false, _, _) => {
+                out.push(Violation::named(
+                    self.content_requirement(&er.content, &ar.content),
+                    format!("{label}: {at}"),
+                ));
+                if marker_where_truncated(&er.content, &ar.content) {
+                    out.push(Violation::named(
+                        "CORE-SER-15",
+                        format!(
+                            "{label}: a marker was written where the budgets stop the walk first"
+                        ),
+                    ));
+                }
+            }
         }
     }
 
@@ -1201,6 +1313,16 @@ impl<'s> Facts<'s> {
                 "CORE-SER-09"
             }
             _ => "CORE-RES-03",
+        }
+    }
+
+    /// The step whose failure a thrown value's message reports.
+    fn failure_step_requirement(&self, code: &str, trace: &[Event]) -> Option<&'static str> {
+        match code {
+            "TOOL_EXECUTION_FAILED" => Some(self.execution_requirement(trace)),
+            "TOOL_VALIDATION_FAILED" => Some(self.validation_requirement(None, trace)),
+            "TOOL_OUTPUT_SERIALIZATION_FAILED" => Some("CORE-EXE-05"),
+            _ => None,
         }
     }
 
@@ -1795,6 +1917,17 @@ impl<'s> Facts<'s> {
     }
 }
 
+/// The fallbacks of the failure-message rule (CORE-RES-03).
+fn is_fallback(message: &str) -> bool {
+    [
+        fixed::VALIDATION_FAILED,
+        fixed::EXECUTION_FAILED,
+        fixed::SERIALIZATION_FAILED,
+        fixed::VALIDATION_NOT_SYNC,
+    ]
+    .contains(&message)
+}
+
 const OWN_OK: &str = "Expected own property ok";
 const OWN_VALUE: &str = "Expected own property value";
 const OWN_ERROR: &str = "Expected own property error";
@@ -1973,6 +2106,27 @@ struct Frame {
     key_next: bool,
 }
 
+/// Whether `actual` writes a marker value (`"[Circular]"`...) exactly where
+/// `expected` is cut by a budget: a check made in the wrong order.
+fn marker_where_truncated(expected: &str, actual: &str) -> bool {
+    let (ec, ac): (Vec<char>, Vec<char>) = (expected.chars().collect(), actual.chars().collect());
+    let Some(prefix) = truncated(&ec) else {
+        return false;
+    };
+    if prefix.len() >= TRUNCATED_PREFIX || !ac.starts_with(prefix) {
+        return false;
+    }
+    let rest: String = ac.iter().skip(prefix.len()).take(24).collect();
+    [
+        marker::CIRCULAR,
+        marker::UNDEFINED,
+        marker::SYMBOL,
+        marker::FUNCTION,
+    ]
+    .iter()
+    .any(|m| rest.starts_with(&format!("\"{m}\"")))
+}
+
 /// What a left-to-right scan of a (possibly cut) content saw.
 #[derive(Debug, Default)]
 struct Scan {
@@ -2015,6 +2169,13 @@ fn scan(chars: &[char], end: usize) -> Scan {
             } else if c == '\\' {
                 s.escape = true;
             } else if c == '"' {
+                if let Some((start, false)) = s.string {
+                    // holes and accessor slots are entries, not values
+                    let text: String = chars.iter().take(i).skip(start + 1).collect();
+                    if text == marker::EMPTY || text == marker::ACCESSOR {
+                        s.values = s.values.saturating_sub(1);
+                    }
+                }
                 s.string = None;
             }
             continue;
