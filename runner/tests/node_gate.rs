@@ -1,0 +1,276 @@
+//! The gate against a real foreign implementation: the JavaScript
+//! implementation of the core contract in `adapters/node/`, through the Node
+//! adapter, passes the corpus and generated cases; and every deliberately
+//! broken copy of it listed in `adapters/node/mutants.json` fails the gate,
+//! naming the requirements the mutant lists.
+//!
+//! Needs Node 20 on the PATH. Without it these tests say so and pass, unless
+//! `TOOLGATE_REQUIRE_NODE=1` (as `.ci/run` sets), where they fail.
+
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use toolgate_runner::adapter;
+use toolgate_runner::outcome::Status;
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+
+/// The three slowest cases (a million keys or levels, built in JavaScript
+/// for each mutant) are left out of the mutant runs; no mutant needs them.
+const SLOW: [&str; 3] = [
+    "serializer-budgets/cost-million-key-object",
+    "serializer-containers/hidden-and-symbol-keys-cost-nothing",
+    "serializer-budgets/cost-million-deep-array-nest",
+];
+
+fn node_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node")
+}
+
+fn node_available() -> bool {
+    let found = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("TOOLGATE_REQUIRE_NODE").is_none(),
+            "TOOLGATE_REQUIRE_NODE is set but `node` is not on the PATH"
+        );
+        eprintln!(
+            "skipped: `node` is not on the PATH (set TOOLGATE_REQUIRE_NODE=1 to fail instead)"
+        );
+    }
+    found
+}
+
+fn options(module: Option<&Path>) -> RunOptions {
+    let mut command = format!(
+        "node {}",
+        shell_words::quote(&node_dir().join("adapter.mjs").display().to_string())
+    );
+    if let Some(module) = module {
+        command.push_str(&format!(
+            " --module {}",
+            shell_words::quote(&module.display().to_string())
+        ));
+    }
+    RunOptions {
+        program: "toolgate".into(),
+        implementation: Some(adapter::Options {
+            command,
+            timeout: Duration::from_secs(120),
+            start_timeout: Duration::from_secs(30),
+            max_restarts: 20,
+        }),
+        filter_suites: Vec::new(),
+        cases: Vec::new(),
+        exclude: Vec::new(),
+        case_files: Vec::new(),
+        corpus: None,
+        no_corpus: false,
+        generate: 0,
+        seed: None,
+        shrink_steps: 0,
+        save_dir: PathBuf::from("target/toolgate-failures"),
+        expected_failures: None,
+        write_expected_failures: None,
+        json: None,
+        junit: None,
+        markdown: None,
+        progress: false,
+        quiet: true,
+    }
+}
+
+fn check(options: &RunOptions, exit_code: i32) -> RunReport {
+    let report = run(options).unwrap_or_else(|e| panic!("the gate did not run: {e}"));
+    if report.exit_code != exit_code {
+        let bad: Vec<String> = report
+            .cases
+            .iter()
+            .filter(|c| c.status != Status::Pass)
+            .take(10)
+            .map(|c| {
+                format!(
+                    "{} {:?} {:?} {:?}",
+                    c.id, c.status, c.requirements, c.message
+                )
+            })
+            .collect();
+        panic!(
+            "exit code {} (expected {exit_code}):\n{}",
+            report.exit_code,
+            bad.join("\n")
+        );
+    }
+    report
+}
+
+#[test]
+fn the_javascript_implementation_passes_the_corpus() {
+    if !node_available() {
+        return;
+    }
+    let report = check(&options(None), 0);
+    assert_eq!(report.implementation.language, "javascript");
+    assert!(report.cases.iter().all(|c| c.status == Status::Pass));
+}
+
+#[test]
+fn the_javascript_implementation_passes_generated_cases() {
+    if !node_available() {
+        return;
+    }
+    // .ci/run runs 10,000 with the release binary; this keeps cargo test short
+    let mut o = options(None);
+    o.no_corpus = true;
+    o.generate = 300;
+    o.seed = Some(20261130);
+    let report = check(&o, 0);
+    let skipped = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Skip)
+        .count();
+    assert!(skipped * 10 < report.cases.len(), "{skipped} skipped");
+}
+
+#[derive(Deserialize)]
+struct Mutant {
+    name: String,
+    find: String,
+    replace: String,
+    requirements: Vec<String>,
+}
+
+#[test]
+fn every_mutant_fails_the_gate_naming_its_requirements() {
+    if !node_available() {
+        return;
+    }
+    let dir = node_dir();
+    let source = std::fs::read_to_string(dir.join("toolgate-core.mjs")).unwrap();
+    let mutants: Vec<Mutant> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("mutants.json")).unwrap()).unwrap();
+    assert!(mutants.len() >= 10);
+    let tmp = tempfile::tempdir().unwrap();
+    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
+    let problems = Mutex::new(Vec::new());
+    let timings = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                let at = source.matches(&m.find).count();
+                if at != 1 {
+                    problems
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}: `find` occurs {at} times", m.name));
+                    continue;
+                }
+                let path = tmp.path().join(format!("{}.mjs", m.name));
+                std::fs::write(&path, source.replacen(&m.find, &m.replace, 1)).unwrap();
+                let mut o = options(Some(&path));
+                o.exclude = SLOW.iter().map(|s| s.to_string()).collect();
+                let started = Instant::now();
+                let report = match run(&o) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        problems.lock().unwrap().push(format!("{}: {e}", m.name));
+                        continue;
+                    }
+                };
+                let wall = started.elapsed();
+                if let Some(problem) = judge(m, &report) {
+                    problems.lock().unwrap().push(problem);
+                }
+                timings
+                    .lock()
+                    .unwrap()
+                    .push((m.name.clone(), wall, first_failure(&report)));
+            });
+        }
+    });
+    let mut timings = timings.into_inner().unwrap();
+    timings.sort();
+    for (name, wall, first) in &timings {
+        eprintln!(
+            "mutant {name}: gate {:.2} s, first failure after {}",
+            wall.as_secs_f64(),
+            first.map_or("-".to_string(), |d| format!(
+                "{:.1} ms",
+                d.as_secs_f64() * 1e3
+            ))
+        );
+    }
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What is wrong with the gate's verdict on a mutant, if anything.
+fn judge(m: &Mutant, report: &RunReport) -> Option<String> {
+    let errors: Vec<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Error)
+        .map(|c| c.id.as_str())
+        .collect();
+    if !errors.is_empty() {
+        return Some(format!(
+            "{}: harness errors in {}",
+            m.name,
+            errors.join(", ")
+        ));
+    }
+    let named: BTreeSet<&str> = report
+        .cases
+        .iter()
+        .flat_map(|c| c.requirements.iter().map(String::as_str))
+        .collect();
+    let failed = report
+        .cases
+        .iter()
+        .filter(|c| c.status.is_failure())
+        .count();
+    if m.requirements.is_empty() {
+        // an equivalent mutant: no case can tell it apart
+        return (failed > 0)
+            .then(|| format!("{}: listed as equivalent but {failed} case(s) fail", m.name));
+    }
+    if failed == 0 {
+        return Some(format!("{}: survived (no case fails)", m.name));
+    }
+    let missing: Vec<&str> = m
+        .requirements
+        .iter()
+        .map(String::as_str)
+        .filter(|r| !named.contains(r))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{}: caught, but the gate never names {} (it names {})",
+            m.name,
+            missing.join(", "),
+            named.iter().copied().collect::<Vec<_>>().join(" ")
+        )
+    })
+}
+
+/// The time the gate spent on cases up to the first failing one.
+fn first_failure(report: &RunReport) -> Option<Duration> {
+    let mut spent = 0.0;
+    for c in &report.cases {
+        spent += c.duration_ms;
+        if c.status.is_failure() {
+            return Some(Duration::from_secs_f64(spent / 1e3));
+        }
+    }
+    None
+}
