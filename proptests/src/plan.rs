@@ -309,6 +309,20 @@ const KEYS: [&str; 12] = [
     "a\"b",
 ];
 
+impl ValuePlan {
+    /// Whether `Promise.resolve` would look into this value (read `then`)
+    /// instead of fulfilling with it: any proxy, a promise, and objects
+    /// with a `then`.
+    pub fn adopted_by_promises(&self) -> bool {
+        match self {
+            ValuePlan::Proxy(..) | ValuePlan::Unsupported(UnsupportedProto::Promise) => true,
+            ValuePlan::Shared(inner) => inner.adopted_by_promises(),
+            ValuePlan::Object(o) => o.props.iter().any(|(k, _)| k.text() == "then"),
+            _ => false,
+        }
+    }
+}
+
 impl KeyPlan {
     pub fn text(self) -> &'static str {
         KEYS.get(usize::from(self.0) % KEYS.len())
@@ -806,6 +820,12 @@ impl Renderer {
             ExecutorPlan::Rejects(t) => {
                 let t = self.thrown(t);
                 ("returns", json!({"$": "promise", "rejected": t}))
+            }
+            // a promise cannot be fulfilled with what `Promise.resolve`
+            // adopts (a thenable, or a proxy whose `then` is read): awaiting
+            // one is awaiting the value itself, so the executor returns it
+            ExecutorPlan::Fulfills(v) if v.adopted_by_promises() => {
+                ("returns", self.value(v, &mut Vec::new()))
             }
             ExecutorPlan::Fulfills(v) => {
                 let v = self.value(v, &mut Vec::new());
