@@ -227,6 +227,146 @@ impl<'a> StrRef<'a> {
             StrRef::Utf16(u) => Units::Utf16(u.iter()),
         }
     }
+
+    /// [`cmp_utf16_prefix`](Self::cmp_utf16_prefix) resumed where `self`
+    /// and `other` are known to agree: `at` and `other_at` are the same
+    /// number of UTF-16 code units into each, and their units before it are
+    /// equal. Examines only the units from there on (at most `limit` in all,
+    /// as before), and returns where the two first differ in each, so that a
+    /// sort can resume from there later (see [`UnitCursor`]).
+    ///
+    /// Same order as `cmp_utf16_prefix(other, limit)` when the precondition
+    /// holds; `examined` counts the code unit pairs looked at from `at` on.
+    #[inline]
+    pub fn cmp_utf16_from(
+        self,
+        at: UnitCursor,
+        other: StrRef<'_>,
+        other_at: UnitCursor,
+        limit: usize,
+    ) -> Resumed {
+        match (self, other) {
+            (StrRef::Utf16(a), StrRef::Utf16(b)) => cmp_units_from(a, b, at.units, limit),
+            (StrRef::Utf8(a), StrRef::Utf8(b)) if at == other_at => {
+                cmp_utf8_as_utf16_from(a, b, at, limit)
+            }
+            _ => self.cmp_utf16_walk_from(at, other, other_at, limit, 0),
+        }
+    }
+
+    /// [`cmp_utf16_from`](Self::cmp_utf16_from), one code unit at a time,
+    /// `examined` already counted.
+    fn cmp_utf16_walk_from(
+        self,
+        mut at: UnitCursor,
+        other: StrRef<'_>,
+        mut other_at: UnitCursor,
+        limit: usize,
+        mut examined: usize,
+    ) -> Resumed {
+        loop {
+            let order = if at.units >= limit {
+                Ordering::Equal
+            } else {
+                match (self.unit_at(at), other.unit_at(other_at)) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(_)) => Ordering::Less,
+                    (Some(_), None) => Ordering::Greater,
+                    (Some((x, next)), Some((y, other_next))) => {
+                        examined += 1;
+                        if x == y {
+                            at = next;
+                            other_at = other_next;
+                            continue;
+                        }
+                        x.cmp(&y)
+                    }
+                }
+            };
+            return Resumed {
+                order,
+                common: at,
+                other_common: other_at,
+                examined,
+            };
+        }
+    }
+
+    /// The code unit at `at` and the cursor just past it.
+    #[inline]
+    fn unit_at(self, at: UnitCursor) -> Option<(u16, UnitCursor)> {
+        match self {
+            StrRef::Utf16(u) => {
+                let unit = *u.get(at.units)?;
+                let next = at.units + 1;
+                Some((
+                    unit,
+                    UnitCursor {
+                        units: next,
+                        own: next,
+                    },
+                ))
+            }
+            StrRef::Utf8(s) => {
+                // a four-byte character is read in two steps: its high half,
+                // leaving the cursor in its middle, then its low half
+                let low = !s.is_char_boundary(at.own);
+                let start = if low {
+                    at.own.checked_sub(HALF_PAIR)?
+                } else {
+                    at.own
+                };
+                let c = s.get(start..)?.chars().next()?;
+                let mut pair = [0u16; 2];
+                let unit = match (low, &*c.encode_utf16(&mut pair)) {
+                    (false, [only]) => *only,
+                    (false, [high, _]) => *high,
+                    (true, [_, low]) => *low,
+                    // the middle of anything but a four-byte character is
+                    // never a cursor
+                    _ => return None,
+                };
+                let own = if c.len_utf8() == 4 {
+                    at.own + HALF_PAIR
+                } else {
+                    at.own + c.len_utf8()
+                };
+                Some((
+                    unit,
+                    UnitCursor {
+                        units: at.units + 1,
+                        own,
+                    },
+                ))
+            }
+        }
+    }
+}
+
+/// Bytes of UTF-8 from the start of a four-byte character to the cursor
+/// between its two UTF-16 halves.
+const HALF_PAIR: usize = 2;
+
+/// A position in a string, in UTF-16 code units from its start, and the
+/// same position in the string's own units (bytes of UTF-8, code units of
+/// UTF-16). In UTF-8, the position between the two halves of a surrogate
+/// pair is the middle of its four-byte character (two bytes in).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UnitCursor {
+    pub units: usize,
+    pub own: usize,
+}
+
+/// What [`StrRef::cmp_utf16_from`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resumed {
+    pub order: Ordering,
+    /// Where the two strings first differ (or end, or reach the limit), in
+    /// the first string and in the second: the same number of units.
+    pub common: UnitCursor,
+    pub other_common: UnitCursor,
+    /// Code unit pairs examined.
+    pub examined: usize,
 }
 
 /// Index of the first position where `a` and `b` differ, within their common
@@ -276,6 +416,76 @@ fn cmp_units_prefix(a: &[u16], b: &[u16], limit: usize) -> (Ordering, usize) {
         }
         None => (a.len().cmp(&b.len()), a.len().min(b.len())),
     }
+}
+
+/// `cmp_utf16_from` of two UTF-16 strings, from unit `from`.
+#[inline]
+fn cmp_units_from(a: &[u16], b: &[u16], from: usize, limit: usize) -> Resumed {
+    let a = a.get(..limit).unwrap_or(a);
+    let b = b.get(..limit).unwrap_or(b);
+    let a = a.get(from..).unwrap_or_default();
+    let b = b.get(from..).unwrap_or_default();
+    let (order, common, examined) = match first_difference(a, b) {
+        Some(i) => (a.get(i).cmp(&b.get(i)), i, i + 1),
+        None => {
+            let common = a.len().min(b.len());
+            (a.len().cmp(&b.len()), common, common)
+        }
+    };
+    let at = UnitCursor {
+        units: from + common,
+        own: from + common,
+    };
+    Resumed {
+        order,
+        common: at,
+        other_common: at,
+        examined,
+    }
+}
+
+/// `cmp_utf16_from` of two UTF-8 strings at the same cursor. They agree on
+/// every byte before it, so their equal bytes from there are found by slice
+/// comparison a block at a time, and the code units of those bytes counted;
+/// a block is never longer than the units left before the limit (a byte
+/// holds at most one unit), so it cannot pass the limit. The differing
+/// character, the ends and the last units before the limit are left to the
+/// unit walk.
+fn cmp_utf8_as_utf16_from(a: &str, b: &str, start: UnitCursor, limit: usize) -> Resumed {
+    const BLOCK: usize = 4096;
+    let mut at = start;
+    let mut examined = 0;
+    while a.is_char_boundary(at.own) {
+        let (Some(x), Some(y)) = (a.as_bytes().get(at.own..), b.as_bytes().get(at.own..)) else {
+            break;
+        };
+        let n = x
+            .len()
+            .min(y.len())
+            .min(BLOCK)
+            .min(limit.saturating_sub(at.units));
+        let (Some(x), Some(y)) = (x.get(..n), y.get(..n)) else {
+            break;
+        };
+        let differ = first_difference(x, y);
+        // whole characters before the first difference (or the block's
+        // end): the same characters in both
+        let mut equal = differ.unwrap_or(n);
+        while equal > 0 && !a.is_char_boundary(at.own + equal) {
+            equal -= 1;
+        }
+        let Some(head) = x.get(..equal) else {
+            break;
+        };
+        let units = utf16_len_of_utf8(head);
+        at.units += units;
+        at.own += equal;
+        examined += units;
+        if differ.is_some() || equal == 0 {
+            break;
+        }
+    }
+    StrRef::Utf8(a).cmp_utf16_walk_from(at, StrRef::Utf8(b), at, limit, examined)
 }
 
 /// UTF-16 code units of a valid UTF-8 text: one per character, two for
@@ -456,6 +666,88 @@ mod tests {
                     x.cmp_utf16_prefix_walk(y, limit),
                     "{a:?} {b:?} {limit}"
                 );
+            }
+        }
+    }
+
+    /// The cursor `units` code units into `s`, found one unit at a time.
+    fn cursor_at(s: StrRef<'_>, units: usize) -> UnitCursor {
+        let mut at = UnitCursor::default();
+        while at.units < units {
+            match s.unit_at(at) {
+                Some((_, next)) => at = next,
+                None => break,
+            }
+        }
+        at
+    }
+
+    /// `cmp_utf16_from` from every point where the two agree is
+    /// `cmp_utf16_prefix` from the start, less the pairs before that point,
+    /// and its cursors are where the two stop agreeing.
+    fn check_resumed(x: StrRef<'_>, y: StrRef<'_>, limit: usize, label: &str) {
+        let (order, examined) = x.cmp_utf16_prefix(y, limit);
+        let whole = x.cmp_utf16_from(UnitCursor::default(), y, UnitCursor::default(), limit);
+        let common = whole.common.units;
+        assert_eq!(whole.common, cursor_at(x, common), "{label}");
+        assert_eq!(whole.other_common, cursor_at(y, common), "{label}");
+        for from in [0, 1, common / 2, common.saturating_sub(1), common] {
+            let from = from.min(common);
+            let resumed = x.cmp_utf16_from(cursor_at(x, from), y, cursor_at(y, from), limit);
+            assert_eq!(resumed.order, order, "{label} from {from}");
+            assert_eq!(resumed.examined, examined - from, "{label} from {from}");
+            assert_eq!(resumed.common, whole.common, "{label} from {from}");
+            assert_eq!(
+                resumed.other_common, whole.other_common,
+                "{label} from {from}"
+            );
+        }
+    }
+
+    #[test]
+    fn resumed_comparison_is_the_prefix_comparison() {
+        let units = [0x61u16, 0x62, 0xE9, 0xFFFF, 0xD83D, 0xDE00, 0xDBFF, 0xDC00];
+        for (a, b) in pairs(&units, 17) {
+            for limit in LIMITS {
+                let (x, y) = (StrRef::Utf16(&a), StrRef::Utf16(&b));
+                check_resumed(x, y, limit, &format!("{a:x?} {b:x?} {limit}"));
+            }
+        }
+        let chars = [
+            'a',
+            'é',
+            '€',
+            '\u{E000}',
+            '\u{FFFF}',
+            '😀',
+            '😁',
+            '\u{10FFFF}',
+        ];
+        let mut long = pairs(&chars, 19);
+        // shared prefixes longer than a block of the UTF-8 fast path
+        let mut r = rng(23);
+        for i in 0..80 {
+            let prefix: Vec<char> = (0..[1023, 1700, 4100, 9000][i % 4])
+                .map(|_| chars[r(chars.len())])
+                .collect();
+            let (mut a, mut b) = (prefix.clone(), prefix);
+            a.extend((0..r(3)).map(|_| chars[r(chars.len())]));
+            b.extend((0..r(3)).map(|_| chars[r(chars.len())]));
+            long.push((a, b));
+        }
+        for (a, b) in long {
+            let (a, b): (String, String) = (a.into_iter().collect(), b.into_iter().collect());
+            let (au, bu): (Vec<u16>, Vec<u16>) =
+                (a.encode_utf16().collect(), b.encode_utf16().collect());
+            let units = au.len().min(bu.len());
+            for limit in LIMITS
+                .into_iter()
+                .chain([units, units + 1, units.saturating_sub(1)])
+            {
+                let label = format!("{limit}: {a:?} {b:?}");
+                check_resumed(StrRef::Utf8(&a), StrRef::Utf8(&b), limit, &label);
+                check_resumed(StrRef::Utf8(&a), StrRef::Utf16(&bu), limit, &label);
+                check_resumed(StrRef::Utf16(&au), StrRef::Utf8(&b), limit, &label);
             }
         }
     }

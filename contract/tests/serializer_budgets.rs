@@ -636,10 +636,11 @@ fn cost_256_keys_of_100000_chars_sharing_a_prefix() {
 
 #[test]
 fn cost_252_shuffled_keys_equal_over_8190_units_stay_under_max_steps() {
-    // every comparison of the key sort reads ~8194 units, so the number of
-    // comparisons must stay under the bound MAX_STEPS allows for: this
-    // order of 252 keys made the standard library's stable sort use more
-    // (19,776,614 steps against a MAX_STEPS of 18,893,568)
+    // keys equal over 8190 units: the key sort must read their shared
+    // prefix about once per key, not once per comparison, to stay under
+    // MAX_STEPS (2,105,854: 255 keys' worth of 8194 units). This order of
+    // 252 keys once made the standard library's stable sort use 19,776,614
+    // steps, when MAX_STEPS allowed 18,893,568 for comparisons of whole keys
     let mut state: u64 = 0xBAD | 1;
     let mut next = move || {
         state ^= state >> 12;

@@ -9,6 +9,7 @@
 
 mod error_payload;
 mod json;
+mod key_order;
 mod writer;
 
 pub use error_payload::{error_content, ErrorPayload, PayloadPart};
@@ -17,7 +18,6 @@ pub use json::{JsonHandle, JsonSource};
 use crate::bigint::BigIntValue;
 use crate::constants::{marker, MAX_DEPTH, MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS, OUTPUT_CAP};
 use crate::js_string::{CodePoint, StrRef};
-use std::cmp::Ordering;
 use std::ops::ControlFlow;
 use writer::Writer;
 
@@ -143,6 +143,7 @@ pub fn serialize<S: OutputSource>(
         chars: 0,
         path: Vec::new(),
         steps: 0,
+        sort: key_order::SortScratch::default(),
     };
     walk.value(root, 0)?;
     let steps = walk.steps;
@@ -160,51 +161,21 @@ pub fn serialize<S: OutputSource>(
     })
 }
 
-/// Comparisons the sort of the at most [`MAX_ENTRIES`] kept keys makes,
-/// summed over all objects: [`sorted_order`] makes at most 2040 for 256
-/// keys (and fewer for the same number of keys split between objects).
-const MAX_SORT_COMPARISONS: usize = MAX_ENTRIES * 9;
-
-/// The stable order of `n` items under `cmp`: positions `0..n` sorted, equal
-/// items in their original order. Binary insertion after a first look at
-/// the largest item so far (items already in order cost n - 1 comparisons):
-/// inserting the (k+1)th item costs at most 1 + ceil(log2 k) comparisons,
-/// 2040 in all for n = 256, whatever the order of the input. The standard
-/// library's sorts promise no such count (on some orders of 252 long keys
-/// its stable sort made over 2400 comparisons), and with keys compared over
-/// up to [`KEY_COMPARE_UNITS`] units each comparison is expensive.
-fn sorted_order(n: usize, mut cmp: impl FnMut(usize, usize) -> Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    for item in 0..n {
-        let at = match order.last() {
-            None => 0,
-            Some(&last) if cmp(item, last) != Ordering::Less => order.len(),
-            Some(_) => {
-                // before the last: the first position whose item is greater
-                let (mut lo, mut hi) = (0, order.len() - 1);
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    let greater = order
-                        .get(mid)
-                        .is_some_and(|&m| cmp(item, m) == Ordering::Less);
-                    if greater {
-                        hi = mid;
-                    } else {
-                        lo = mid + 1;
-                    }
-                }
-                lo
-            }
-        };
-        order.insert(at, item);
-    }
-    order
-}
+/// Merge decisions the sort of the at most [`MAX_ENTRIES`] kept keys makes,
+/// summed over all objects: [`key_order::sorted_order`] makes at most
+/// `n * ceil(log2 n)` for `n` keys, 2048 for 256 (and no more for the same
+/// number of keys split between objects).
+const MAX_SORT_DECISIONS: usize =
+    MAX_ENTRIES * MAX_ENTRIES.next_power_of_two().trailing_zeros() as usize;
 
 /// What a [`Serialized::steps`] count can never exceed, whatever the input:
 /// values and container opens, entries, number text, code points read by
 /// quoted strings (each quoted string may read one code point it cannot
-/// write), and key comparisons with the code units they examine.
+/// write), and the key sort: its merge decisions, at most one unequal code
+/// unit pair per decision, and the equal pairs, at most the common prefix
+/// of each key with the one before it in sorted order (see
+/// [`key_order::sorted_order`]), at most [`KEY_COMPARE_UNITS`] for each of
+/// the at most 255 keys that follow another in their object.
 pub const MAX_STEPS: u64 = (2 * MAX_NODES
     + MAX_ENTRIES
     + MAX_NODES * MAX_NUMBER_TEXT
@@ -212,7 +183,8 @@ pub const MAX_STEPS: u64 = (2 * MAX_NODES
     + MAX_STRING_CHARS
     + MAX_NODES
     + MAX_ENTRIES
-    + MAX_SORT_COMPARISONS * (1 + KEY_COMPARE_UNITS)) as u64;
+    + 2 * MAX_SORT_DECISIONS
+    + (MAX_ENTRIES - 1) * KEY_COMPARE_UNITS) as u64;
 
 /// Longest text `Number::toString` gives (`-1.2345678901234567e-308`).
 const MAX_NUMBER_TEXT: usize = 25;
@@ -253,6 +225,8 @@ struct Walk<'s, S: OutputSource> {
     chars: usize,
     path: Vec<S::Handle>,
     steps: u64,
+    /// The key sort's arrays, reused by every object.
+    sort: key_order::SortScratch,
 }
 
 impl<S: OutputSource> Walk<'_, S> {
@@ -459,18 +433,12 @@ impl<S: OutputSource> Walk<'_, S> {
         if self.w.truncated() {
             return Ok(());
         }
-        let mut sorting = 0u64;
-        let order = sorted_order(kept.len(), |x, y| match (kept.get(x), kept.get(y)) {
-            (Some((a, _)), Some((b, _))) => {
-                let (order, examined) = source
-                    .key_str(a)
-                    .cmp_utf16_prefix(source.key_str(b), KEY_COMPARE_UNITS);
-                sorting += 1 + examined as u64;
-                order
-            }
-            _ => Ordering::Equal,
-        });
-        self.steps += sorting;
+        let (order, work) =
+            key_order::sorted_order(&mut self.sort, kept.len(), KEY_COMPARE_UNITS, |i| {
+                kept.get(i)
+                    .map_or(StrRef::Utf8(""), |(k, _)| source.key_str(k))
+            });
+        self.steps += work.decisions + work.examined;
         let sorted = order.iter().filter_map(|&i| kept.get(i));
         for (i, (k, v)) in sorted.enumerate() {
             if self.w.truncated() {
@@ -504,41 +472,6 @@ mod tests {
             state ^= state << 25;
             state ^= state >> 27;
             (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % bound.max(1)
-        }
-    }
-
-    /// Most comparisons `sorted_order` may make for `n` items.
-    fn comparison_bound(n: usize) -> usize {
-        (1..n)
-            .map(|k| 1 + k.next_power_of_two().trailing_zeros() as usize)
-            .sum()
-    }
-
-    #[test]
-    fn sorted_order_is_the_stable_sort_within_its_comparison_bound() {
-        assert_eq!(comparison_bound(256), 2040);
-        assert!(comparison_bound(256) <= MAX_SORT_COMPARISONS);
-        let mut r = rng(5);
-        for round in 0..400 {
-            let n = [0, 1, 2, 3, 17, 100, 255, 256][round % 8];
-            // few distinct keys, so that stability shows
-            let keys: Vec<usize> = match round % 4 {
-                0 => (0..n).collect(),
-                1 => (0..n).rev().collect(),
-                _ => (0..n).map(|_| r(1 + n / 4)).collect(),
-            };
-            let mut comparisons = 0;
-            let order = sorted_order(n, |x, y| {
-                comparisons += 1;
-                keys[x].cmp(&keys[y])
-            });
-            let mut expect: Vec<usize> = (0..n).collect();
-            expect.sort_by_key(|&i| keys[i]);
-            assert_eq!(order, expect, "{keys:?}");
-            assert!(comparisons <= comparison_bound(n), "{n}: {comparisons}");
-            if round % 4 == 0 {
-                assert_eq!(comparisons, n.saturating_sub(1), "in order already");
-            }
         }
     }
 
