@@ -4,7 +4,7 @@
 
 use crate::capabilities;
 use crate::cases::RunCase;
-use crate::protocol::Hello;
+use crate::protocol::{Capability, Hello};
 use crate::subject::{Attempt, Ran};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -127,6 +127,12 @@ pub fn unsupported(hello: &Hello, case: &RunCase) -> Option<String> {
             "the adapter does not run the {} suite",
             suite_name(case.suite)
         ));
+    }
+    if Capability::ALL
+        .iter()
+        .all(|c| hello.capabilities.contains(c))
+    {
+        return None;
     }
     let missing: Vec<&str> = capabilities::needed(&case.scenario)
         .into_iter()
