@@ -22,6 +22,8 @@ pub const MAX_LINE: usize = 64 << 20;
 /// Stderr kept per case and for the whole session.
 const STDERR_PER_CASE: usize = 16 << 10;
 const STDERR_SESSION: usize = 256 << 10;
+/// How often a waiting run looks for an interruption.
+const POLL: Duration = Duration::from_millis(100);
 /// How long a stopped adapter may take to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
@@ -161,6 +163,7 @@ impl Adapter {
         let value = match self.next_line(deadline) {
             Reply::Value(v) => v,
             Reply::Garbage(m) => return Err(m),
+            Reply::Interrupted => return Err("the run was interrupted".into()),
             Reply::Timeout => {
                 return Err(format!(
                     "no reply to start within {:?}",
@@ -199,8 +202,20 @@ impl Adapter {
         let Some(process) = self.process.as_mut() else {
             return Reply::Closed("the adapter is not running".into());
         };
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match process.lines.recv_timeout(wait) {
+        // wait in slices, so that an interrupted run does not sit out the
+        // case's timeout
+        let received = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match process.lines.recv_timeout(left.min(POLL)) {
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
+                    if crate::run::interrupted() {
+                        return Reply::Interrupted;
+                    }
+                }
+                other => break other,
+            }
+        };
+        match received {
             Ok(Line::Text(bytes)) => match parse_line(&bytes) {
                 Some(v @ Json::Object(_)) => Reply::Value(v),
                 _ => Reply::Garbage(format!(
@@ -359,6 +374,10 @@ impl Adapter {
             Reply::Timeout => {
                 self.kill();
                 return Ran::Timeout(self.options.timeout);
+            }
+            Reply::Interrupted => {
+                self.kill();
+                return Ran::NotRun("not run: the run was interrupted".into());
             }
             Reply::Closed(_) => return Ran::Crash(self.reap()),
         };
@@ -588,6 +607,7 @@ fn excerpt(bytes: &[u8]) -> String {
 }
 
 enum Reply {
+    Interrupted,
     Value(Json),
     Garbage(String),
     Timeout,

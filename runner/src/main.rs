@@ -143,6 +143,14 @@ fn seconds(flag: &str, s: f64) -> Result<Duration, Error> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // the first signal stops the run between cases (reports are still
+    // written); a second one ends the process at once
+    let _ = ctrlc::set_handler(|| {
+        if toolgate_runner::run::INTERRUPTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+        eprintln!("toolgate: interrupted; finishing the reports (again to quit now)");
+    });
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -15,7 +15,20 @@ use proptest::strategy::ValueTree;
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Set by the command's signal handler (SIGINT, SIGTERM): the run stops at
+/// the next case (or the next poll of a waiting adapter), reports the rest
+/// as not run, and still writes every report.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the run was asked to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+const NOT_RUN_INTERRUPTED: &str = "not run: the run was interrupted";
 
 /// Everything `toolgate run` was asked to do.
 #[derive(Debug, Clone)]
@@ -81,6 +94,10 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
     let reproduce = |case: &RunCase| reproduce(options, case);
 
     for case in &chosen {
+        if interrupted() {
+            outcomes.push(not_run(case, reproduce(case)));
+            continue;
+        }
         let outcome = run_one(subject.as_mut(), case, reproduce(case));
         note(&bar, options, &outcome);
         outcomes.push(outcome);
@@ -90,6 +107,13 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
         for _ in 0..options.generate {
             let (index, mut tree) = generator.next_tree()?;
             let id = generator.id(index);
+            if interrupted() {
+                let message = NOT_RUN_INTERRUPTED.to_string();
+                let mut outcome = generator_error(&generator, index, message, options);
+                outcome.not_run = true;
+                outcomes.push(outcome);
+                continue;
+            }
             if !filter.keeps(toolgate_contract::scenario::Suite::Core, &id) {
                 bar.inc(1);
                 continue;
@@ -161,6 +185,15 @@ fn run_one(subject: &mut dyn Subject, case: &RunCase, reproduce: String) -> Case
         return outcome::skipped(case, reason, reproduce);
     }
     let attempt = subject.run(case);
+    outcome::judge(case, attempt, reproduce)
+}
+
+fn not_run(case: &RunCase, reproduce: String) -> CaseOutcome {
+    let attempt = crate::subject::Attempt {
+        ran: crate::subject::Ran::NotRun(NOT_RUN_INTERRUPTED.into()),
+        stderr: String::new(),
+        duration: Duration::ZERO,
+    };
     outcome::judge(case, attempt, reproduce)
 }
 

@@ -275,3 +275,45 @@ fn once_the_restart_cap_is_reached_the_rest_is_not_run_but_reported() {
     let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
     assert!(md.contains("harness error"), "{md}");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_writes_every_case_into_its_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["run", "--case", CASES, "--timeout", "60", "--json"])
+        .arg(&json)
+        .arg("--impl")
+        .arg(format!(
+            "{} hang",
+            env!("CARGO_BIN_EXE_toolgate-faulty-adapter")
+        ))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // the second case hangs for up to 60 s; interrupt while it waits
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let started = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the interrupt was not honoured promptly"
+    );
+    assert_eq!(status.code(), Some(2));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases[0]["status"], "pass");
+    assert!(cases.len() > 10);
+    for case in &cases[1..] {
+        assert_eq!(case["status"], "error", "{case}");
+        assert_eq!(case["notRun"], true);
+        assert_eq!(case["message"], "not run: the run was interrupted");
+    }
+}
