@@ -17,14 +17,16 @@ use toolgate_contract::ContractCode;
 type Checker = fn(&Scenario, &Observation, &Observation) -> Vec<Violation>;
 type Mutation<'a> = (&'a str, &'a dyn Fn(&mut Observation), &'a str);
 
-/// Takes the worked example `case`, applies `edit` to its scenario (as
+/// Takes the worked example `case` (or the core case `group/name`), applies `edit` to its scenario (as
 /// JSON), observes it on the reference, and checks that `checker` finds
 /// nothing in the identical observation, then for each mutation of a copy
 /// that it finds `want`: a requirement id among the violations,
 /// `"reference"` for an unnamed difference, `"none"` for no violation.
 fn check(case: &str, edit: &dyn Fn(&mut Json), checker: Checker, mutations: &[Mutation<'_>]) {
+    // `name` is a worked example, `group/name` any core case
+    let (group, case) = case.split_once('/').unwrap_or(("worked-examples", case));
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/cases/core/worked-examples.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../corpus/cases/core/{group}.json"));
     let file = load_file(&path).unwrap();
     let base = &file.cases.iter().find(|c| c.name == case).unwrap().scenario;
     let mut scenario = serde_json::to_value(base).unwrap();
@@ -966,5 +968,113 @@ fn boundary_checks_compare_only_the_projection() {
             ("a rejection", &cancelled, "BOUNDARY-03"),
             ("execute ran twice", &execute, "BOUNDARY-03"),
         ],
+    );
+}
+
+#[test]
+fn propagation_construction_and_malformed_results_name_their_rules() {
+    let none = |_: &mut Json| {};
+    let outcome =
+        |i: usize, o: Outcome| move |obs: &mut Observation| obs.calls[i].outcome = o.clone();
+    check(
+        "registry/a-failing-initial-batch-throws-and-leaves-the-registry-empty",
+        &none,
+        check_core,
+        &[(
+            "a swallowed construction failure",
+            &|o: &mut Observation| o.initial.as_mut().unwrap().outcome = Registered::Ok,
+            "CORE-REG-06",
+        )],
+    );
+    check(
+        "non-recoverable/a-genuine-error-during-registration-is-an-invalid-definition",
+        &none,
+        check_core,
+        &[(
+            "a genuine error propagating from registerMany",
+            &|o: &mut Observation| {
+                o.registrations[0].outcome = Registered::Rejected(json!({"node": "fatal"}))
+            },
+            "CORE-NRE-04",
+        )],
+    );
+    check(
+        "cancellation/an-abort-inside-the-executor-rejects-whatever-it-returns",
+        &none,
+        check_core,
+        &[(
+            "a genuine error propagating before the abort check",
+            &outcome(4, Outcome::NonRecoverable("fatal".into())),
+            "CORE-NRE-03",
+        )],
+    );
+    check(
+        "non-recoverable/a-genuine-error-from-a-then-method-is-a-validation-failure",
+        &none,
+        check_core,
+        &[(
+            "a genuine error kept by the asynchrony check propagating",
+            &outcome(0, Outcome::NonRecoverable("fatal".into())),
+            "CORE-VAL-04",
+        )],
+    );
+    check(
+        "non-recoverable/look-alikes-thrown-by-the-executor-are-ordinary-failures",
+        &none,
+        check_core,
+        &[
+            (
+                "a field-only look-alike rejecting the call",
+                &outcome(0, Outcome::Rejected(json!({"node": "fieldOnly"}))),
+                "CORE-NRE-02",
+            ),
+            (
+                "a result that is not a frozen six-field message",
+                &outcome(
+                    1,
+                    Outcome::Rejected(
+                        json!({"malformedResult": {"problems": ["the result is not frozen"]}}),
+                    ),
+                ),
+                "CORE-RES-01",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn thrown_messages_name_their_step_and_the_failure_message_rule() {
+    let none = |_: &mut Json| {};
+    let message = |m: &'static str| {
+        move |o: &mut Observation| {
+            if let Outcome::Result(r) = &mut o.calls[0].outcome {
+                let mut payload: Json = serde_json::from_str(&r.content).unwrap();
+                payload["error"]["message"] = json!(m);
+                r.content = payload.to_string();
+            }
+        }
+    };
+    check(
+        "execution/a-synchronous-throw-gives-its-message",
+        &none,
+        check_core,
+        &[
+            (
+                "the thrown message dropped",
+                &message("Tool execution failed"),
+                "CORE-RES-03",
+            ),
+            (
+                "the thrown message dropped",
+                &message("Tool execution failed"),
+                "CORE-EXE-02",
+            ),
+        ],
+    );
+    check(
+        "execution/a-rejected-promise-gives-its-message",
+        &none,
+        check_core,
+        &[("another message", &message("changed"), "CORE-EXE-04")],
     );
 }
