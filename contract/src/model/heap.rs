@@ -184,7 +184,7 @@ pub struct ObjectNode {
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Props {
     list: Vec<(PropKey, Property)>,
-    by_key: HashMap<PropKey, usize>,
+    by_key: HashMap<PropKey, usize, foldhash::fast::RandomState>,
     /// Positions in `list` of enumerable string-keyed properties, so a walk
     /// skips symbols and hidden properties at no cost.
     enumerable_strings: Vec<usize>,
@@ -388,6 +388,48 @@ impl ObjectNode {
     }
 
     fn seal_order(&mut self) {
+        // most objects are built in own-key order already; rebuilding the
+        // key map of a million-key object would clone every key
+        if !self.in_own_key_order() {
+            self.reorder();
+        }
+        let list = &self.props.list;
+        self.props.enumerable_strings = list
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, p))| matches!(k, PropKey::String(_)) && p.enumerable())
+            .map(|(i, _)| i)
+            .collect();
+    }
+
+    /// Whether the properties already are in JavaScript's own-key order:
+    /// array indices ascending, then other strings, then symbols.
+    fn in_own_key_order(&self) -> bool {
+        let mut phase = 0u8;
+        let mut last_index: Option<u32> = None;
+        for (key, _) in &self.props.list {
+            let here = match key {
+                PropKey::String(s) => match array_index(s) {
+                    Some(i) => {
+                        if last_index.is_some_and(|l| l >= i) {
+                            return false;
+                        }
+                        last_index = Some(i);
+                        0
+                    }
+                    None => 1,
+                },
+                PropKey::Symbol(_) => 2,
+            };
+            if here < phase {
+                return false;
+            }
+            phase = here;
+        }
+        true
+    }
+
+    fn reorder(&mut self) {
         let list = std::mem::take(&mut self.props.list);
         let mut indexed: Vec<(u32, (PropKey, Property))> = Vec::new();
         let mut named = Vec::new();
@@ -412,12 +454,6 @@ impl ObjectNode {
             .iter()
             .enumerate()
             .map(|(i, (k, _))| (k.clone(), i))
-            .collect();
-        self.props.enumerable_strings = ordered
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, p))| matches!(k, PropKey::String(_)) && p.enumerable())
-            .map(|(i, _)| i)
             .collect();
         self.props.list = ordered;
     }
@@ -669,6 +705,33 @@ mod tests {
             .map(|(k, _)| k.to_string_lossy())
             .collect();
         assert_eq!(keys, ["9", "10", "b", "a", "01"]);
+    }
+
+    #[test]
+    fn own_properties_are_found_whether_or_not_the_keys_were_reordered() {
+        for pairs in [
+            [("1", 1), ("3", 2), ("b", 3), ("a", 4)], // already in order
+            [("b", 3), ("3", 2), ("a", 4), ("1", 1)], // reordered
+        ] {
+            let mut b = HeapBuilder::new();
+            let o = b.object(pairs);
+            let heap = b.finish().unwrap();
+            let Some(Node::Object(obj)) = heap.node(o) else {
+                panic!()
+            };
+            let keys: Vec<String> = obj
+                .enumerable_strings()
+                .map(|(k, _)| k.to_string_lossy())
+                .collect();
+            assert_eq!(keys, ["1", "3", "b", "a"], "{pairs:?}");
+            for (k, v) in pairs {
+                let found = obj.own(&PropKey::String(JsString::new(k)));
+                assert!(
+                    matches!(found, Some(Property::Data { value: Value::Number(n), .. }) if *n == f64::from(v)),
+                    "{k} in {pairs:?}: {found:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::model::*;
 use crate::Error;
 use serde_json::{Map, Value as Json};
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 
 /// Upper bounds that keep a malformed or hostile scenario from exhausting
 /// memory while still allowing every size the suite uses.
@@ -644,9 +645,14 @@ impl Builder {
                 &format!("{rat}/value"),
             )?;
             let enumerable = r.get("enumerable").and_then(Json::as_bool).unwrap_or(true);
+            let mut key = String::with_capacity(prefix.len() + 20);
             for i in 0..n {
+                key.clear();
+                key.push_str(prefix);
+                // writing to a String cannot fail
+                let _ = write!(key, "{i}");
                 obj.define(
-                    format!("{prefix}{i}").as_str(),
+                    key.as_str(),
                     Property::Data {
                         value: value.clone(),
                         enumerable,
