@@ -33,6 +33,31 @@ pub struct RunReport {
     pub adapter_stderr: String,
 }
 
+const REPORT_SCHEMA: &str = include_str!("../schema/report.schema.json");
+
+/// Checks a JSON report against `runner/schema/report.schema.json`; the
+/// error names the first few places that do not match.
+pub fn validate_json(report: &serde_json::Value) -> Result<(), String> {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let schema = serde_json::from_str(REPORT_SCHEMA).expect("the report schema is JSON");
+        jsonschema::options()
+            .offline()
+            .build(&schema)
+            .expect("the report schema compiles")
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .take(3)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
 /// Counts by status and by expectation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -371,4 +396,54 @@ pub fn details(c: &CaseOutcome) -> String {
     }
     let _ = writeln!(out, "\nreproduce: {}", c.reproduce);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{CaseOutcome, Status};
+    use toolgate_contract::scenario::Suite;
+
+    fn check(status: &str, valid: bool) {
+        let case = CaseOutcome {
+            id: "calls/x".into(),
+            suite: Suite::Core,
+            status: Status::Timeout,
+            not_run: false,
+            duration_ms: 1.0,
+            requirements: vec![],
+            violations: vec![],
+            message: Some("no reply".into()),
+            diff: None,
+            stderr: String::new(),
+            reproduce: "toolgate run --case calls/x".into(),
+            expectation: None,
+            shrunk: None,
+        };
+        let report = RunReport::new(
+            crate::subject::reference_hello().implementation,
+            None,
+            None,
+            Duration::from_secs(1),
+            0,
+            vec![case],
+            String::new(),
+        );
+        let mut json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+        json["cases"][0]["status"] = status.into();
+        assert_eq!(
+            validate_json(&json).is_ok(),
+            valid,
+            "{status}: {:?}",
+            validate_json(&json)
+        );
+    }
+
+    #[test]
+    fn the_report_schema_accepts_the_statuses_and_nothing_else() {
+        for status in ["pass", "fail", "skip", "error", "timeout", "crash"] {
+            check(status, true);
+        }
+        check("flaky", false);
+    }
 }

@@ -159,6 +159,7 @@ fn reports_are_written_in_three_formats() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(o.json.as_ref().unwrap()).unwrap()).unwrap();
     assert_eq!(json["summary"]["pass"], report.cases.len());
+    toolgate_runner::report::validate_json(&json).unwrap();
     assert_eq!(json["exitCode"], 0);
     let junit = std::fs::read_to_string(o.junit.as_ref().unwrap()).unwrap();
     assert_eq!(junit.matches("<testcase ").count(), report.cases.len());

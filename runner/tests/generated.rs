@@ -69,6 +69,8 @@ fn generated_failures_are_shrunk_saved_and_replayed() {
     o.seed = Some(13);
     o.shrink_steps = 64;
     let report = check(&o, 1);
+    let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+    toolgate_runner::report::validate_json(&json).unwrap();
     let failed: Vec<_> = report
         .cases
         .iter()
@@ -164,6 +166,8 @@ fn an_expected_failures_baseline_passes_until_a_listed_case_passes() {
     o.implementation.as_mut().unwrap().command = reference();
     let third = check(&o, 1);
     assert_eq!(third.summary.stale, failing);
+    let json: serde_json::Value = serde_json::from_str(&third.json()).unwrap();
+    toolgate_runner::report::validate_json(&json).unwrap();
     assert!(third
         .cases
         .iter()

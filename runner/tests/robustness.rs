@@ -96,6 +96,9 @@ fn check(
         total,
         "{args}: JSON report"
     );
+    if let Err(e) = toolgate_runner::report::validate_json(&json) {
+        panic!("{args}: the JSON report breaks its schema: {e}");
+    }
     assert_eq!(json["summary"]["total"], total);
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
     assert_eq!(
