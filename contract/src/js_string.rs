@@ -575,6 +575,7 @@ impl Iterator for CodePoints<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::rng;
 
     fn check(a: &str, b: &str, expect: Ordering) {
         assert_eq!(
@@ -592,17 +593,6 @@ mod tests {
         check("10", "9", Ordering::Less);
         check("a", "b", Ordering::Less);
         check("é", "é", Ordering::Equal);
-    }
-
-    /// xorshift64*: deterministic inputs without a dependency.
-    fn rng(seed: u64) -> impl FnMut(usize) -> usize {
-        let mut state = seed | 1;
-        move |bound| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % bound.max(1)
-        }
     }
 
     /// Pairs sharing a prefix of random length, then random tails.
@@ -646,17 +636,7 @@ mod tests {
     #[test]
     fn utf8_byte_comparison_is_the_unit_walk() {
         // U+1F600 sorts before U+FFFF and U+E000 in UTF-16, after them in UTF-8
-        let chars = [
-            'a',
-            'b',
-            'é',
-            '€',
-            '\u{E000}',
-            '\u{FFFF}',
-            '😀',
-            '😁',
-            '\u{10FFFF}',
-        ];
+        let chars = crate::test_support::ORDER_CHARS;
         for (a, b) in pairs(&chars, 11) {
             let (a, b): (String, String) = (a.into_iter().collect(), b.into_iter().collect());
             for limit in LIMITS {

@@ -25,6 +25,8 @@ pub mod registry;
 pub mod scenario;
 pub mod serializer;
 pub mod signal;
+#[cfg(test)]
+mod test_support;
 
 pub use call::{ResultCode, ToolResult};
 pub use error::{ContractCode, Error, ErrorKind};

@@ -195,17 +195,7 @@ fn merge<'k>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// xorshift64*: deterministic inputs without a dependency.
-    fn rng(seed: u64) -> impl FnMut(usize) -> usize {
-        let mut state = seed | 1;
-        move |bound| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % bound.max(1)
-        }
-    }
+    use crate::test_support::rng;
 
     /// Most merge decisions for `n` items: `n * ceil(log2 n)`.
     fn decision_bound(n: usize) -> u64 {
@@ -348,17 +338,7 @@ mod tests {
         // astral characters sort before U+E000..U+FFFF in UTF-16, after
         // them in UTF-8; pairs sharing their high surrogate differ in the
         // low one; the limit falls between the halves of a pair
-        let chars = [
-            'a',
-            'b',
-            'é',
-            '€',
-            '\u{E000}',
-            '\u{FFFF}',
-            '😀',
-            '😁',
-            '\u{10FFFF}',
-        ];
+        let chars = crate::test_support::ORDER_CHARS;
         let mut r = rng(7);
         for round in 0..400 {
             let n = [2, 3, 17, 64, 256][round % 5];

@@ -462,18 +462,8 @@ mod tests {
     use crate::constants::{TRUNCATED_PREFIX, TRUNCATION_MARKER};
     use crate::js_string::JsString;
     use crate::model::{HeapBuilder, Runtime, Trace, Value};
+    use crate::test_support::rng;
     use crate::AbortSignal;
-
-    /// xorshift64*: deterministic inputs without a dependency.
-    fn rng(seed: u64) -> impl FnMut(usize) -> usize {
-        let mut state = seed | 1;
-        move |bound| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % bound.max(1)
-        }
-    }
 
     #[test]
     fn integer_text_is_ryu_js_below_two_to_the_53() {
