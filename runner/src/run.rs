@@ -55,6 +55,34 @@ pub struct RunOptions {
     pub quiet: bool,
 }
 
+impl Default for RunOptions {
+    /// The command line's defaults: the embedded corpus on the built-in
+    /// reference, no generated cases, no reports, a progress bar.
+    fn default() -> Self {
+        RunOptions {
+            program: "toolgate".into(),
+            implementation: None,
+            filter_suites: Vec::new(),
+            cases: Vec::new(),
+            exclude: Vec::new(),
+            case_files: Vec::new(),
+            corpus: None,
+            no_corpus: false,
+            generate: 0,
+            seed: None,
+            shrink_steps: 256,
+            save_dir: PathBuf::from("toolgate-failures"),
+            expected_failures: None,
+            write_expected_failures: None,
+            json: None,
+            junit: None,
+            markdown: None,
+            progress: true,
+            quiet: false,
+        }
+    }
+}
+
 /// Runs, writes the reports, and returns the report (its `exit_code` is the
 /// process's).
 pub fn run(options: &RunOptions) -> Result<RunReport, Error> {

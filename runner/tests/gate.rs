@@ -12,7 +12,6 @@ use toolgate_runner::run::{run, RunOptions};
 
 fn options(implementation: Option<&str>) -> RunOptions {
     RunOptions {
-        program: "toolgate".into(),
         implementation: implementation.map(|command| adapter::Options {
             command: command.into(),
             // the corpus's million-node cases take seconds in the test profile
@@ -20,23 +19,11 @@ fn options(implementation: Option<&str>) -> RunOptions {
             start_timeout: Duration::from_secs(30),
             max_restarts: 0,
         }),
-        filter_suites: Vec::new(),
-        cases: Vec::new(),
-        exclude: Vec::new(),
-        case_files: Vec::new(),
-        corpus: None,
-        no_corpus: false,
-        generate: 0,
-        seed: None,
         shrink_steps: 64,
         save_dir: PathBuf::from("target/toolgate-failures"),
-        expected_failures: None,
-        write_expected_failures: None,
-        json: None,
-        junit: None,
-        markdown: None,
         progress: false,
         quiet: true,
+        ..RunOptions::default()
     }
 }
 

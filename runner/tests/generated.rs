@@ -16,30 +16,18 @@ use toolgate_runner::run::{run, RunOptions};
 
 fn options(adapter_command: String, dir: &Path) -> RunOptions {
     RunOptions {
-        program: "toolgate".into(),
         implementation: Some(adapter::Options {
             command: adapter_command,
             timeout: Duration::from_secs(120),
             start_timeout: Duration::from_secs(30),
             max_restarts: 0,
         }),
-        filter_suites: Vec::new(),
-        cases: Vec::new(),
-        exclude: Vec::new(),
-        case_files: Vec::new(),
-        corpus: None,
         no_corpus: true,
-        generate: 0,
-        seed: None,
         shrink_steps: 128,
         save_dir: dir.join("failures"),
-        expected_failures: None,
-        write_expected_failures: None,
-        json: None,
-        junit: None,
-        markdown: None,
         progress: false,
         quiet: true,
+        ..RunOptions::default()
     }
 }
 

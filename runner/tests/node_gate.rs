@@ -59,30 +59,17 @@ fn options(module: Option<&Path>) -> RunOptions {
         ));
     }
     RunOptions {
-        program: "toolgate".into(),
         implementation: Some(adapter::Options {
             command,
             timeout: Duration::from_secs(120),
             start_timeout: Duration::from_secs(30),
             max_restarts: 20,
         }),
-        filter_suites: Vec::new(),
-        cases: Vec::new(),
-        exclude: Vec::new(),
-        case_files: Vec::new(),
-        corpus: None,
-        no_corpus: false,
-        generate: 0,
-        seed: None,
         shrink_steps: 0,
         save_dir: PathBuf::from("target/toolgate-failures"),
-        expected_failures: None,
-        write_expected_failures: None,
-        json: None,
-        junit: None,
-        markdown: None,
         progress: false,
         quiet: true,
+        ..RunOptions::default()
     }
 }
 

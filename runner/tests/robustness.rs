@@ -15,30 +15,20 @@ const CASES: &str = "calls/*";
 
 fn faulty(args: &str, max_restarts: u32, dir: &std::path::Path) -> RunOptions {
     RunOptions {
-        program: "toolgate".into(),
         implementation: Some(adapter::Options {
             command: format!("{} {args}", env!("CARGO_BIN_EXE_toolgate-faulty-adapter")),
             timeout: Duration::from_millis(1500),
             start_timeout: Duration::from_secs(2),
             max_restarts,
         }),
-        filter_suites: Vec::new(),
         cases: vec![CASES.into()],
-        exclude: Vec::new(),
-        case_files: Vec::new(),
-        corpus: None,
-        no_corpus: false,
-        generate: 0,
-        seed: None,
         shrink_steps: 0,
         save_dir: dir.join("failures"),
-        expected_failures: None,
-        write_expected_failures: None,
         json: Some(dir.join("report.json")),
         junit: Some(dir.join("junit.xml")),
-        markdown: None,
         progress: false,
         quiet: true,
+        ..RunOptions::default()
     }
 }
 
