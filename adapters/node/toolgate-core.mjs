@@ -9,15 +9,19 @@
 //                                          ToolContractError or a genuine
 //                                          NonRecoverableToolError
 //
-// The behaviour is shared/contract/core.md, with the decisions of SPEC.md
-// where core.md leaves a choice; the comments name the steps and requirements.
+// The behaviour is the core contract (CONTRACT.md, numbered in SPEC.md):
+// checkpoint 06 of the course, as the course's own implementation behaves
+// (what it reads, in which order and through which operations, so that
+// getters and proxy traps run as they run there). The comments name the
+// requirements, and the steps as the reference's contract/src/call.rs
+// numbers them.
 
-// `node:util` is the one import: ECMAScript gives no way to tell a proxy from
-// an object, or a native promise from a look-alike, without running user code
-// (traps, getters), and the contract forbids running it where these are asked.
+// `node:util` is the one import: ECMAScript gives no way to tell a native
+// promise from a look-alike without running user code (its getters), and the
+// contract forbids running it where this is asked.
 import { types } from 'node:util';
 
-const { isProxy, isPromise } = types;
+const { isPromise } = types;
 
 const OUTPUT_CAP = 4096; // code points, marker included
 const TRUNCATION_MARKER = '\n[Tool output truncated]'; // 24 code points
@@ -87,16 +91,22 @@ function isGenuineNonRecoverable(thrown) {
 
 /**
  * The failure message of a thrown value (CORE-RES-03): a non-empty string is
- * itself; an object with an own data property `message` holding a non-empty
- * string gives that string; anything else gives undefined (the step's
- * fallback). Getters, prototypes and proxy traps are never consulted.
+ * itself; an object-like value gives the own data property `message` its
+ * descriptor shows, when that holds a non-empty string; anything else gives
+ * undefined (the step's fallback). Getters and prototypes are never
+ * consulted; a thrown proxy answers through its getOwnPropertyDescriptor trap,
+ * once, and a trap that throws (or a revoked proxy) leaves the fallback.
  */
 function failureMessage(thrown) {
   if (typeof thrown === 'string') return thrown.length > 0 ? thrown : undefined;
-  if (typeof thrown !== 'object' || thrown === null || isProxy(thrown)) return undefined;
-  const own = Reflect.getOwnPropertyDescriptor(thrown, 'message');
-  if (own === undefined || !('value' in own)) return undefined;
-  return typeof own.value === 'string' && own.value.length > 0 ? own.value : undefined;
+  if (!isObjectLike(thrown)) return undefined;
+  let message;
+  try {
+    message = ownData(thrown, 'message');
+  } catch {
+    return undefined;
+  }
+  return typeof message === 'string' && message.length > 0 ? message : undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -107,6 +117,11 @@ function isObject(value) {
   return typeof value === 'object' && value !== null;
 }
 
+/** "object-like": objects and functions, what definitions, calls and decisions may be. */
+function isObjectLike(value) {
+  return isObject(value) || typeof value === 'function';
+}
+
 /** Blank means empty after String.prototype.trim, the ECMAScript set (CORE-DEF-03). */
 function isNonBlankString(value) {
   return typeof value === 'string' && value.trim() !== '';
@@ -115,30 +130,26 @@ function isNonBlankString(value) {
 const ABSENT = Symbol('absent');
 
 /**
- * The own keys to look at for enumerable string-keyed properties, in own-key
- * order. A proxy can only say which keys are enumerable by answering a
- * descriptor trap per key, so it lists all its keys (ownKeys, once) and the
- * caller asks for descriptors one at a time, stopping when its walk stops
- * (CORE-SER-09). An ordinary object lists its enumerable ones natively, so
- * hidden and symbol keys cost nothing (CORE-SER-05); nothing observable
- * differs.
+ * The value of an own data property, as Object.getOwnPropertyDescriptor
+ * shows it (a proxy answers that trap, once); ABSENT when there is none or
+ * it is an accessor, whose getter never runs.
  */
-function candidateKeys(object) {
-  return isProxy(object) ? Reflect.ownKeys(object) : Object.keys(object);
+function ownData(object, key) {
+  const own = Reflect.getOwnPropertyDescriptor(object, key);
+  return own !== undefined && 'value' in own ? own.value : ABSENT;
 }
 
 /**
- * Reads an own property once: its data value, or what its getter returns
- * (called with the object as `this`); a setter-only accessor reads as
- * undefined. ABSENT when there is no own property: inherited ones do not
- * count and their getters never run. A proxy answers through its
- * getOwnPropertyDescriptor trap only, never `get`.
+ * Reads a field as the contract reads every field of a definition, a batch,
+ * a call or a decision: `Object.hasOwn`, then `Reflect.get`. ABSENT when there
+ * is no own property: inherited ones do not count and their getters never
+ * run. An own getter runs once with the object as `this`; a proxy answers
+ * its getOwnPropertyDescriptor trap, then its `get` trap. What either throws
+ * propagates.
  */
 function readOwn(object, key) {
-  const own = Reflect.getOwnPropertyDescriptor(object, key);
-  if (own === undefined) return ABSENT;
-  if (!('get' in own)) return own.value;
-  return own.get === undefined ? undefined : Reflect.apply(own.get, object, []);
+  if (!Object.hasOwn(object, key)) return ABSENT;
+  return Reflect.get(object, key);
 }
 
 // ---------------------------------------------------------------------------
@@ -149,17 +160,18 @@ function invalid(code, message) {
 }
 
 /**
- * Snapshots a definition: four own fields, each read exactly once and checked
- * as soon as it is read, in the order name, description, validate, execute
- * (CORE-DEF-05), so no later getter runs after a failure. Whatever a getter
- * or trap throws, a genuine NonRecoverableToolError included, the definition
- * is invalid (CORE-DEF-06, CORE-NRE-04).
+ * Snapshots a definition, any object-like value (a function too): its four
+ * own fields are all read first, once each, in the order name, description,
+ * validate, execute, the first missing or throwing one ending the reading;
+ * only then are they checked, in the same order (CORE-DEF-05). Whatever a
+ * getter or trap throws, a genuine NonRecoverableToolError included, the
+ * definition is invalid (CORE-DEF-06, CORE-NRE-04).
  */
 export function defineTool(definition) {
-  if (!isObject(definition)) {
+  if (!isObjectLike(definition)) {
     throw invalid(INVALID_TOOL_DEFINITION, 'A tool definition must be an object');
   }
-  const field = (key, isValid, expected) => {
+  const read = (key) => {
     let value;
     try {
       value = readOwn(definition, key);
@@ -169,16 +181,19 @@ export function defineTool(definition) {
     if (value === ABSENT) {
       throw invalid(INVALID_TOOL_DEFINITION, `Tool definition needs an own ${key}`);
     }
-    if (!isValid(value)) {
-      throw invalid(INVALID_TOOL_DEFINITION, `Tool definition ${key} must be ${expected}`);
-    }
     return value;
   };
-  const isFunction = (value) => typeof value === 'function';
-  const name = field('name', isNonBlankString, 'a non-blank string');
-  const description = field('description', isNonBlankString, 'a non-blank string');
-  const validate = field('validate', isFunction, 'a function');
-  const execute = field('execute', isFunction, 'a function');
+  const expect = (valid, key, expected) => {
+    if (!valid) throw invalid(INVALID_TOOL_DEFINITION, `Tool definition ${key} must be ${expected}`);
+  };
+  const name = read('name');
+  const description = read('description');
+  const validate = read('validate');
+  const execute = read('execute');
+  expect(isNonBlankString(name), 'name', 'a non-blank string');
+  expect(isNonBlankString(description), 'description', 'a non-blank string');
+  expect(typeof validate === 'function', 'validate', 'a function');
+  expect(typeof execute === 'function', 'execute', 'a function');
   // The snapshot keeps the values read (CORE-DEF-07): later changes to the
   // caller's object reach nothing.
   return Object.freeze({ name, description, validate, execute });
@@ -186,31 +201,32 @@ export function defineTool(definition) {
 
 /**
  * Snapshots a batch: an array by Array.isArray (proxies to arrays count),
- * read by index up to its own length, no iterator, each entry once, in
- * index order, the first failure deciding (CORE-REG-01..03).
+ * its `length` read with Reflect.get, then read by index, no iterator, each
+ * entry `Object.hasOwn` then Reflect.get, once, in index order, and
+ * snapshotted at once, so the first failure decides (CORE-REG-01..03).
  */
 function snapshotBatch(batch) {
-  let length;
-  try {
-    if (!isObject(batch) || !Array.isArray(batch)) throw new TypeError('not an array');
-    length = readOwn(batch, 'length');
-  } catch {
+  const inspect = (read, message) => {
+    try {
+      return read();
+    } catch {
+      throw invalid(INVALID_TOOL_BATCH, message);
+    }
+  };
+  if (!inspect(() => Array.isArray(batch), 'A tool batch could not be inspected')) {
     throw invalid(INVALID_TOOL_BATCH, 'A tool batch must be an array');
   }
-  if (typeof length !== 'number' || !(length >= 0 && length <= 2 ** 32 - 1)) {
-    throw invalid(INVALID_TOOL_BATCH, 'A tool batch must be an array');
+  const length = inspect(() => Reflect.get(batch, 'length'), 'A tool batch length could not be read');
+  if (!Number.isSafeInteger(length) || length < 0) {
+    throw invalid(INVALID_TOOL_BATCH, 'A tool batch length must be a non-negative safe integer');
   }
   const snapshots = [];
   for (let index = 0; index < length; index += 1) {
-    let entry;
-    try {
-      entry = readOwn(batch, String(index));
-    } catch {
-      throw invalid(INVALID_TOOL_BATCH, `Tool batch entry ${index} could not be read`);
-    }
-    if (entry === ABSENT) {
+    const at = `Tool batch entry ${index} could not be read`;
+    if (!inspect(() => Object.hasOwn(batch, index), at)) {
       throw invalid(INVALID_TOOL_BATCH, `Tool batch has a hole at ${index}`);
     }
+    const entry = inspect(() => Reflect.get(batch, index), at);
     snapshots.push(defineTool(entry));
   }
   return snapshots;
@@ -230,9 +246,12 @@ export class ToolRegistry {
     lookUpTool = (registry, name) => registry.#tools.get(name);
   }
 
-  /** `new ToolRegistry(batch)` follows registerMany's rules (CORE-REG-06). */
-  constructor(...batch) {
-    if (batch.length > 0) this.registerMany(batch[0]);
+  /**
+   * `new ToolRegistry(batch)` follows registerMany's rules; a missing batch
+   * (`undefined`) is the default `[]` (CORE-REG-06).
+   */
+  constructor(batch = []) {
+    this.registerMany(batch);
   }
 
   /**
@@ -278,24 +297,26 @@ export class ToolRegistry {
 // The call snapshot (step 3)
 
 /**
- * Reads the four own fields of a call in the order type, id, name,
- * arguments, each checked as soon as it is read (CORE-CALL-03), and copies
- * the arguments. Any failure throws; the caller turns it into
- * INVALID_TOOL_CALL (or the abort reason).
+ * Reads the four own fields of a call, any object-like value, in the order
+ * type, id, name, arguments, all four before any is checked (the first
+ * missing or throwing one ends the reading), then checks them in the same
+ * order (CORE-CALL-03) and copies the arguments. Any failure throws; the
+ * caller turns it into INVALID_TOOL_CALL (or the abort reason).
  */
 function snapshotCall(call) {
-  if (!isObject(call)) throw new TypeError('a call must be an object');
-  const field = (key) => {
+  if (!isObjectLike(call)) throw new TypeError('a call must be an object');
+  const read = (key) => {
     const value = readOwn(call, key);
     if (value === ABSENT) throw new TypeError(`a call needs an own ${key}`);
     return value;
   };
-  if (field('type') !== 'toolCall') throw new TypeError('type must be "toolCall"');
-  const id = field('id');
+  const type = read('type');
+  const id = read('id');
+  const name = read('name');
+  const args = read('arguments');
+  if (type !== 'toolCall') throw new TypeError('type must be "toolCall"');
   if (!isNonBlankString(id)) throw new TypeError('id must be a non-blank string');
-  const name = field('name');
   if (!isNonBlankString(name)) throw new TypeError('name must be a non-blank string');
-  const args = field('arguments');
   if (!isObject(args) || Array.isArray(args)) throw new TypeError('arguments must be an object');
   return { id, name, arguments: copyPlainData(args) };
 }
@@ -304,18 +325,25 @@ function snapshotCall(call) {
  * The deep, frozen copy of call arguments (CORE-CALL-06): null, strings,
  * booleans, finite numbers (-0 kept), arrays without holes (any prototype)
  * and objects whose prototype is this realm's Object.prototype or null; no
- * cycles. Own enumerable string keys are copied in own-key order, getters
- * run once, a value shared by two branches is copied twice. Iterative, so a
- * deep argument cannot overflow the stack.
+ * cycles; a value shared by two branches is copied twice. Values are read
+ * with [[Get]], so getters and `get` traps run, once each.
  *
- * Each container is opened once (a proxy answers its traps at that moment:
- * getPrototypeOf, then ownKeys and a descriptor per string key), and its
- * values are read one at a time, each copied completely before the next is
- * read.
+ * An array is opened by the cycle check, then its `length`; each index is
+ * then looked at with `Object.hasOwn` (a hole is refused) and read. An
+ * object is opened by its prototype, then the cycle check, then
+ * `Object.keys` (a proxy answers ownKeys and a descriptor per string key,
+ * all at this moment); each listed key is then read. Each value read is
+ * copied completely before the next is read. Iterative, so a deep argument
+ * cannot overflow the stack.
  */
 function copyPlainData(root) {
   const onPath = new Set();
   const stack = [];
+
+  const enter = (value) => {
+    if (onPath.has(value)) throw new TypeError('arguments hold a cycle');
+    onPath.add(value);
+  };
 
   const open = (value) => {
     switch (typeof value) {
@@ -331,29 +359,18 @@ function copyPlainData(root) {
       default:
         throw new TypeError(`arguments hold a ${typeof value}`);
     }
-    if (onPath.has(value)) throw new TypeError('arguments hold a cycle');
-    onPath.add(value);
     if (Array.isArray(value)) {
-      const length = Reflect.getOwnPropertyDescriptor(value, 'length');
-      if (!length || typeof length.value !== 'number') throw new TypeError('array without length');
-      return { frame: { source: value, length: length.value, index: 0, items: [] } };
+      enter(value);
+      const length = value.length;
+      if (!Number.isSafeInteger(length) || length < 0) throw new TypeError('array with a bad length');
+      return { frame: { source: value, length, index: 0, items: [] } };
     }
-    const proto = Reflect.getPrototypeOf(value);
+    const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
       throw new TypeError('arguments hold an object that is not plain');
     }
-    const properties = [];
-    for (const key of candidateKeys(value)) {
-      if (typeof key !== 'string') continue;
-      const own = Reflect.getOwnPropertyDescriptor(value, key);
-      if (own?.enumerable) properties.push([key, own]);
-    }
-    return { frame: { source: value, properties, index: 0, entries: [], key: undefined } };
-  };
-
-  const valueOf = (own, source) => {
-    if (!('get' in own)) return own.value;
-    return own.get === undefined ? undefined : Reflect.apply(own.get, source, []);
+    enter(value);
+    return { frame: { source: value, keys: Object.keys(value), index: 0, entries: [], key: undefined } };
   };
 
   // Gives a finished copy to the container waiting for it; true for the root.
@@ -378,17 +395,17 @@ function copyPlainData(root) {
     for (;;) {
       const top = stack.at(-1);
       if (top.items && top.index < top.length) {
-        const slot = Reflect.getOwnPropertyDescriptor(top.source, String(top.index));
-        if (slot === undefined) throw new TypeError('arguments hold an array with a hole');
+        const index = top.index;
+        if (!Object.hasOwn(top.source, index)) throw new TypeError('arguments hold an array with a hole');
         top.index += 1;
-        next = valueOf(slot, top.source);
+        next = top.source[index];
         break;
       }
-      if (top.entries && top.index < top.properties.length) {
-        const [key, own] = top.properties[top.index];
+      if (top.entries && top.index < top.keys.length) {
+        const key = top.keys[top.index];
         top.index += 1;
         top.key = key;
-        next = valueOf(own, top.source);
+        next = top.source[key];
         break;
       }
       stack.pop();
@@ -417,16 +434,17 @@ class OutputWriter {
     this.truncated = true;
   }
 
-  /** Writes one code point (one or two UTF-16 units). */
+  /** Writes one code point (one or two UTF-16 units); false when it did not fit. */
   put(codePoint) {
-    if (this.truncated) return;
+    if (this.truncated) return false;
     if (this.codePoints >= OUTPUT_CAP) {
       this.truncated = true;
-      return;
+      return false;
     }
     if (this.codePoints === TRUNCATED_PREFIX) this.cut = this.text.length;
     this.text += codePoint;
     this.codePoints += 1;
+    return true;
   }
 
   /** Writes ASCII text, one code point per character. */
@@ -445,42 +463,68 @@ class OutputWriter {
   }
 }
 
-// Thrown for an unsupported prototype. It has no `message`, so the result
-// carries the step's fallback, as core.md says.
-const UNSUPPORTED_OUTPUT = Object.freeze({ unsupported: 'prototype' });
+// The TypeErrors thrown for a refused prototype: their messages become the
+// result's (CORE-EXE-05).
+const REFUSED_ARRAY = 'Tool output arrays must use a plain prototype';
+const REFUSED_OBJECT = 'Tool output objects must be plain or have a null prototype';
+
+/** Whether `object` has an own data property `key` holding a function. */
+function hasOwnMethod(object, key) {
+  return typeof ownData(object, key) === 'function';
+}
 
 /**
- * Whether `proto` is another realm's Object.prototype or Array.prototype:
- * an ordinary object whose own `constructor` is that realm's native Object
- * (or Array) function, whose non-writable `prototype` is `proto`. Only
- * descriptors of non-proxies are read, so no user code runs.
+ * Whether `proto` is a realm's `name`.prototype by its shape: its own
+ * `constructor` is a function whose own `name` is `name` and whose own
+ * `prototype` is `proto` (both looked at, in that order, as data).
  */
-function isRealmPrototype(proto, name) {
-  if (!isObject(proto) || isProxy(proto)) return false;
-  const constructor = Reflect.getOwnPropertyDescriptor(proto, 'constructor')?.value;
-  if (typeof constructor !== 'function' || isProxy(constructor)) return false;
-  const prototype = Reflect.getOwnPropertyDescriptor(constructor, 'prototype');
+function isConstructedBy(proto, name) {
+  const constructor = ownData(proto, 'constructor');
+  if (typeof constructor !== 'function') return false;
+  const named = ownData(constructor, 'name');
+  const prototype = ownData(constructor, 'prototype');
+  return named === name && prototype === proto;
+}
+
+/**
+ * The prototypes an object may have (CORE-SER-08): null, Object.prototype,
+ * or any realm's Object.prototype, recognised by its shape: no prototype of
+ * its own, an `Object` constructor, and the own methods every
+ * Object.prototype has. Only a prototype that is neither null nor this
+ * realm's is looked at, so only a proxy used as a prototype runs traps
+ * (getPrototypeOf, then a descriptor per look), and what they throw
+ * propagates.
+ */
+function isPlainObjectPrototype(proto) {
+  if (proto === null || proto === Object.prototype) return true;
+  if (Reflect.getPrototypeOf(proto) !== null) return false;
   return (
-    prototype?.value === proto &&
-    prototype.writable === false &&
-    Function.prototype.toString.call(constructor) === `function ${name}() { [native code] }`
+    isConstructedBy(proto, 'Object') &&
+    hasOwnMethod(proto, 'hasOwnProperty') &&
+    hasOwnMethod(proto, 'propertyIsEnumerable') &&
+    hasOwnMethod(proto, 'toString') &&
+    hasOwnMethod(proto, 'valueOf')
   );
 }
 
-function isPlainPrototype(proto, isArray) {
-  if (proto === null) return true;
-  return isArray
-    ? proto === Array.prototype || isRealmPrototype(proto, 'Array')
-    : proto === Object.prototype || isRealmPrototype(proto, 'Object');
+/** The same for arrays: null, or a realm's Array.prototype above a realm's Object.prototype. */
+function isPlainArrayPrototype(proto) {
+  if (proto === null || proto === Array.prototype) return true;
+  return (
+    isPlainObjectPrototype(Reflect.getPrototypeOf(proto)) &&
+    isConstructedBy(proto, 'Array') &&
+    hasOwnMethod(proto, 'push') &&
+    hasOwnMethod(proto, Symbol.iterator)
+  );
 }
 
 // UTF-16 code unit order, which is what < does on JavaScript strings.
 const byKey = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /**
- * One serialization: a walk bounded by the budgets of core.md, never by the
+ * One serialization: a walk bounded by the budgets of CONTRACT.md, never by the
  * size of the input. Throws what a proxy trap throws (or the TypeError of a
- * revoked proxy) and UNSUPPORTED_OUTPUT for an unsupported prototype.
+ * revoked proxy), and a TypeError for an unsupported prototype.
  */
 class BoundedWalk {
   out = new OutputWriter();
@@ -592,21 +636,29 @@ class BoundedWalk {
       return;
     }
     const isArray = Array.isArray(value);
-    if (!isPlainPrototype(Reflect.getPrototypeOf(value), isArray)) throw UNSUPPORTED_OUTPUT;
+    const proto = Reflect.getPrototypeOf(value);
+    if (isArray ? !isPlainArrayPrototype(proto) : !isPlainObjectPrototype(proto)) {
+      throw new TypeError(isArray ? REFUSED_ARRAY : REFUSED_OBJECT);
+    }
     this.path.push(value);
     if (isArray) this.array(value, depth);
     else this.object(value, depth);
     this.path.pop();
   }
 
-  /** Slots are read as descriptors: holes and accessors are markers, getters never run. */
+  /**
+   * Slots are read as descriptors: holes and accessors are markers, getters
+   * never run. A bracket or comma that does not fit ends the walk before
+   * the next slot is looked at (CORE-SER-15).
+   */
   array(array, depth) {
     const own = Reflect.getOwnPropertyDescriptor(array, 'length');
-    const length = typeof own?.value === 'number' ? own.value : 0;
-    this.out.put('[');
+    const length = own?.value;
+    if (!Number.isSafeInteger(length) || length < 0) throw new TypeError('Tool output array has a bad length');
+    if (!this.out.put('[')) return;
     for (let index = 0; index < length; index += 1) {
       if (this.out.truncated || !this.takeEntry()) return;
-      if (index > 0) this.out.put(',');
+      if (index > 0 && !this.out.put(',')) return;
       const slot = Reflect.getOwnPropertyDescriptor(array, String(index));
       if (slot === undefined) this.quoted('[Empty]', false);
       else if ('get' in slot) this.quoted('[Accessor omitted]', false);
@@ -618,17 +670,22 @@ class BoundedWalk {
   /**
    * Own enumerable string keys only, each visited as an entry (accessors
    * too, dropped unrun); the kept keys are all collected before any is
-   * written, then sorted.
+   * written, then sorted. The keys come from for...in, each confirmed own
+   * before it costs an entry and then read as a descriptor, so a proxy
+   * answers as V8 runs that loop (CORE-SER-09): ownKeys and getPrototypeOf,
+   * then per string key a descriptor to learn whether it is enumerable, and
+   * for an enumerable one a second (Object.hasOwn) and, once it has cost
+   * its entry, a third. A brace that does not fit runs none of this.
    */
   object(object, depth) {
-    this.out.put('{');
+    if (!this.out.put('{')) return;
     const kept = [];
-    for (const key of candidateKeys(object)) {
-      if (typeof key !== 'string') continue;
-      const own = Reflect.getOwnPropertyDescriptor(object, key);
-      if (own === undefined || !own.enumerable) continue;
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
       if (!this.takeEntry()) break;
-      if (!('get' in own)) kept.push([key, own.value]);
+      const own = Reflect.getOwnPropertyDescriptor(object, key);
+      if (own === undefined) throw new TypeError('Tool output property disappeared during inspection');
+      if (own.enumerable && !('get' in own)) kept.push([key, own.value]);
     }
     if (this.out.truncated) return;
     kept.sort(byKey);
@@ -689,43 +746,76 @@ function failed(signal, link, code, thrown, fallback) {
 const ignore = () => {};
 
 /**
- * Step 7's look for asynchrony in what the validator returned. A native
- * promise gets no-op handlers so its rejection is never unhandled. Any other
- * object has `then` read once; a function `then` is called once with two
- * no-op callbacks, and a promise it returns is observed too. A throwing
- * getter or `then` counts as asynchrony and its error is kept for the
- * message. Returns undefined when there is no asynchrony.
+ * Attaches no-op handlers to a native promise, so that its rejection is
+ * never unhandled; false for anything else (nothing of it is read).
+ */
+function observePromise(value) {
+  if (!isPromise(value)) return false;
+  try {
+    Promise.prototype.then.call(value, ignore, ignore);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Step 7's look for asynchrony in what the validator returned, any
+ * object-like value (CORE-VAL-03, CORE-VAL-04). A native promise gets no-op
+ * handlers. Anything else has `then` read once with [[Get]]; a function
+ * `then` is called once with two no-op callbacks, and what that call
+ * returns is observed in turn (followChained). A throwing getter or `then`
+ * counts as asynchrony and its error is kept for the message. Returns
+ * undefined when there is no asynchrony.
  */
 function findAsynchrony(returned) {
-  if (!isObject(returned)) return undefined;
-  if (isPromise(returned)) {
-    Promise.prototype.then.call(returned, ignore, ignore);
-    return { kept: NOTHING_THROWN };
-  }
+  if (!isObjectLike(returned)) return undefined;
+  if (observePromise(returned)) return { kept: NOTHING_THROWN };
   let then;
   try {
-    then = returned.then;
+    then = Reflect.get(returned, 'then');
   } catch (thrown) {
     return { kept: thrown };
   }
   if (typeof then !== 'function') return undefined;
+  let chained;
   try {
-    const chained = Reflect.apply(then, returned, [ignore, ignore]);
-    if (isPromise(chained)) Promise.prototype.then.call(chained, ignore, ignore);
+    chained = Reflect.apply(then, returned, [ignore, ignore]);
   } catch (thrown) {
     return { kept: thrown };
   }
+  followChained(chained);
   return { kept: NOTHING_THROWN };
 }
 
 /**
- * Step 10: the decision must be an object with own `ok`; `ok === true` needs
- * an own `value`, `ok === false` an own non-blank string `error`. Getters run
- * once, here; what they throw propagates to the caller. A malformed decision
- * gives `{ problem }`.
+ * What a validator's `then` returned, one step further: a native promise
+ * gets no-op handlers; another object-like value with a function `then` has
+ * it called once with two no-op callbacks, and a native promise that call
+ * returns (when it is not the value itself) gets handlers too. The validator
+ * is refused either way, so nothing thrown here escapes.
+ */
+function followChained(chained) {
+  if (!isObjectLike(chained) || observePromise(chained)) return;
+  try {
+    const then = Reflect.get(chained, 'then');
+    if (typeof then !== 'function') return;
+    const further = Reflect.apply(then, chained, [ignore, ignore]);
+    if (further !== chained) observePromise(further);
+  } catch {
+    // ignored: the asynchrony is already established
+  }
+}
+
+/**
+ * Step 10: the decision must be object-like (a function is, and has no own
+ * `ok`) with own `ok`; `ok === true` needs an own `value`, `ok === false` an
+ * own non-blank string `error`. Fields are read with `Object.hasOwn` then
+ * Reflect.get: getters and traps run once, here; what they throw propagates
+ * to the caller. A malformed decision gives `{ problem }`.
  */
 function readDecision(returned) {
-  if (!isObject(returned)) return { problem: 'Tool validation must return a decision object' };
+  if (!isObjectLike(returned)) return { problem: 'Tool validation must return a decision object' };
   const ok = readOwn(returned, 'ok');
   if (ok === ABSENT) return { problem: 'Expected own property ok' };
   if (ok === true) {
@@ -745,76 +835,108 @@ function readDecision(returned) {
 }
 
 /**
- * Step 14: awaits what execute returned as `await` does (a native promise by
- * its state, anything else by reading `then` at once and calling it in a
- * later job with resolve and reject) while listening for the abort. Resolves
- * with `{ output }` or `{ thrown }`; rejects with the abort reason as soon as
- * the signal aborts (or at once, if it aborted inside execute), and the
- * tool's own settlement is then still observed, never unhandled, and
+ * Step 14: waits for what execute returned as the course does (CORE-EXE-03):
+ * first `Promise.resolve(returned)` (a native promise by its state; anything
+ * else by reading `then` at once and, when it is a function, calling it in a
+ * later job with resolving functions), then a second promise resolved with
+ * the fulfilled value, which reads `then` on it once more, unless the signal
+ * has aborted by the time the first settles. Resolves with `{ output }` or
+ * `{ thrown }`; rejects with the abort reason as soon as the signal aborts
+ * (or at once, if it aborted inside execute) while the first is unsettled;
+ * the tool's own settlement is then still observed, never unhandled, and
  * ignored.
  *
- * Unlike `await`, it follows at most MAX_THENABLE_CHAIN thenables (CORE-EXE-03):
- * a `then` that keeps resolving with another thenable would otherwise keep
- * the job queue busy forever and starve the whole process; here such a
- * result stays pending, and an abort still ends the call.
+ * Unlike the native machinery, it follows at most MAX_THENABLE_CHAIN `then`
+ * calls (both promises together): a `then` that keeps resolving with
+ * another thenable would otherwise keep the job queue busy forever and
+ * starve the whole process; here such a result stays pending, and an abort
+ * still ends the call.
  */
 function settle(returned, signal) {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    // Aborted inside execute: a listener added now would never fire.
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    const settled = (outcome) => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(outcome);
-    };
+    let thens = 0; // `then` calls made so far
 
-    const follow = (value, thens) => {
-      if (thens === MAX_THENABLE_CHAIN) return; // stays pending
+    // What a promise's resolve function does with `value`: a native promise
+    // is followed by its state, a function `then` is called in a later job
+    // (its first answer counts), anything else fulfils. What the last `then`
+    // allowed resolves with is not looked at: the result stays pending.
+    const adopt = (value, fulfil, fail) => {
+      if (thens === MAX_THENABLE_CHAIN) return;
       if (isPromise(value)) {
-        Promise.prototype.then.call(value, (output) => settled({ output }), (thrown) => settled({ thrown }));
+        Promise.prototype.then.call(value, fulfil, fail);
         return;
       }
-      if (!isObject(value) && typeof value !== 'function') {
-        settled({ output: value });
+      if (!isObjectLike(value)) {
+        fulfil(value);
         return;
       }
       let then;
       try {
-        then = value.then;
+        then = Reflect.get(value, 'then');
       } catch (thrown) {
-        settled({ thrown });
+        fail(thrown);
         return;
       }
       if (typeof then !== 'function') {
-        settled({ output: value });
+        fulfil(value);
         return;
       }
+      thens += 1;
       queueMicrotask(() => {
-        // Resolving functions answer once, whatever `then` does after.
         let answered = false;
         const once = (answer) => (outcome) => {
           if (answered) return;
           answered = true;
           answer(outcome);
         };
-        const fail = once((thrown) => settled({ thrown }));
+        const onError = once(fail);
         try {
-          Reflect.apply(then, value, [once((next) => follow(next, thens + 1)), fail]);
+          Reflect.apply(then, value, [once((next) => adopt(next, fulfil, fail)), onError]);
         } catch (thrown) {
-          fail(thrown);
+          onError(thrown);
         }
       });
     };
-    follow(returned, 0);
+
+    // The abort is listened for until the first promise settles.
+    let decided = false;
+    const decide = (action) => {
+      if (decided) return;
+      decided = true;
+      signal?.removeEventListener('abort', onAbort);
+      action();
+    };
+    const onAbort = () => decide(() => reject(signal.reason));
+    const fulfilled = (output) => {
+      if (signal?.aborted) onAbort();
+      else decide(() => adopt(output, (value) => resolve({ output: value }), (thrown) => resolve({ thrown })));
+    };
+    const rejected = (thrown) => {
+      if (signal?.aborted) onAbort();
+      else decide(() => resolve({ thrown }));
+    };
+
+    if (isPromise(returned)) {
+      Promise.prototype.then.call(returned, fulfilled, rejected);
+    } else {
+      // The value travels in a box, so that fulfilling the native promise
+      // reads no `then` of its own.
+      const first = new Promise((fulfil, fail) => adopt(returned, (value) => fulfil({ __proto__: null, value }), fail));
+      Promise.prototype.then.call(first, (box) => fulfilled(box.value), rejected);
+    }
+    // Aborted inside execute (or by its result's `then` getter): a listener
+    // added now would never fire.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
 /**
- * Runs one tool call through the eighteen steps of core.md. Resolves with a
- * frozen result message; rejects with the signal's reason when cancelled, a
- * ToolContractError (INVALID_TOOL_CALL) for a malformed call or registry, or
- * the genuine NonRecoverableToolError a tool threw.
+ * Runs one tool call, step by step (numbered as the reference numbers its
+ * eighteen steps). Resolves with a frozen result message; rejects with the
+ * signal's reason when cancelled, a ToolContractError (INVALID_TOOL_CALL) for
+ * a malformed call or registry, or the genuine NonRecoverableToolError a tool
+ * threw.
  */
 export async function executeToolCall(registry, call, signal) {
   throwIfAborted(signal); // 1
@@ -887,12 +1009,12 @@ export async function executeToolCall(registry, call, signal) {
   try {
     content = serialize(settled.output); // 16
   } catch (thrown) {
-    const cause = thrown === UNSUPPORTED_OUTPUT ? NOTHING_THROWN : thrown;
+    // A refused prototype throws a TypeError whose message is the result's.
     return failed(
       signal,
       link,
       'TOOL_OUTPUT_SERIALIZATION_FAILED',
-      cause,
+      thrown,
       'Tool output could not be serialized safely',
     );
   }

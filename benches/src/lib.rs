@@ -57,11 +57,11 @@ impl Prepared<'_> {
     pub fn run(&self) -> Serialized {
         let out = match self {
             Prepared::Model { rt, root } => serialize(rt, *root).map_err(|e| match e {
-                Failure::Unsupported => "unsupported".to_string(),
+                Failure::Unsupported(_) => "unsupported".to_string(),
                 Failure::Thrown(t) => format!("thrown {t:?}"),
             }),
             Prepared::Json(v) => serialize(&JsonSource::new(), v).map_err(|e| match e {
-                Failure::Unsupported => "unsupported".to_string(),
+                Failure::Unsupported(_) => "unsupported".to_string(),
                 Failure::Thrown(never) => match never {},
             }),
         };

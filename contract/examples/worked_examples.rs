@@ -1,4 +1,4 @@
-//! Runs core.md's worked examples through the reference contract and prints
+//! Runs CONTRACT.md's worked examples through the reference contract and prints
 //! each result content, so a reader can see the bytes the suite expects.
 //! Until the runner lands, this is the project's main job.
 

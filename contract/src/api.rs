@@ -374,13 +374,13 @@ impl CallHost for ApiCall<'_> {
         };
         match output {
             Output::Json(value) => serialize(&JsonSource::new(), &value).map_err(|e| match e {
-                Failure::Unsupported => Failure::Unsupported,
+                Failure::Unsupported(r) => Failure::Unsupported(r),
                 Failure::Thrown(never) => match never {},
             }),
             Output::Graph { heap, root } => {
                 let rt = Runtime::new(heap, self.signal.clone(), Default::default());
                 serialize(&rt, root).map_err(|e| match e {
-                    Failure::Unsupported => Failure::Unsupported,
+                    Failure::Unsupported(r) => Failure::Unsupported(r),
                     Failure::Thrown(t) => Failure::Thrown(thrown(t, &rt)),
                 })
             }

@@ -1,7 +1,8 @@
 //! The eighteen steps of `executeToolCall`, written once over a [`CallHost`]
 //! so the host model and the Rust API cannot order them differently. Each
 //! `check` is the "if the signal is aborted, reject with its reason" of
-//! core.md; the step numbers in comments are core.md's.
+//! CONTRACT.md; the comments number the eighteen checks and actions in
+//! order (CONTRACT.md groups them into eleven steps).
 
 use crate::constants::{message, RESULT_ID_PREFIX, RESULT_ROLE};
 use crate::error::{ContractCode, Error, ErrorKind};
@@ -318,14 +319,15 @@ pub(crate) async fn run<H: CallHost>(host: &H) -> Result<ToolResult, Error> {
     check(signal)?; // 15 (settling while aborted: the abort wins)
     let serialized = match host.serialize(&output) {
         Ok(s) => s,
-        Err(Failure::Unsupported) => {
+        Err(Failure::Unsupported(refused)) => {
+            // the walk threw a TypeError: its message is the result's
             return failed(
                 host,
                 &link,
                 ResultCode::ToolOutputSerializationFailed,
                 None,
-                message::SERIALIZATION_FAILED,
-            )
+                refused.message(),
+            );
         }
         Err(Failure::Thrown(thrown)) => {
             return failed(

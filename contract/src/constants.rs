@@ -57,4 +57,10 @@ pub mod message {
     pub const DECISION_INVALID: &str = "Tool validation returned an invalid decision";
     pub const EXECUTION_FAILED: &str = "Tool execution failed";
     pub const SERIALIZATION_FAILED: &str = "Tool output could not be serialized safely";
+    /// The `TypeError` the serializer throws for an array whose prototype it
+    /// refuses; its message becomes the result's (the course's `tool.ts`).
+    pub const OUTPUT_ARRAY_PROTOTYPE: &str = "Tool output arrays must use a plain prototype";
+    /// The same for any other container.
+    pub const OUTPUT_OBJECT_PROTOTYPE: &str =
+        "Tool output objects must be plain or have a null prototype";
 }

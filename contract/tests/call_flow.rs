@@ -492,12 +492,30 @@ fn failure_messages_of_thrown_values() {
             }),
         ),
         (
-            "Tool validation failed",
+            // a thrown proxy answers the descriptor read for its target
+            "behind a proxy",
             Box::new(|w| {
                 let target = w.b.object([("message", "behind a proxy")]);
                 w.b.alloc(Node::Proxy(ProxyNode {
                     target,
                     traps: Default::default(),
+                    revoked: false,
+                }))
+                .into()
+            }),
+        ),
+        (
+            // a descriptor trap that throws leaves the fallback
+            "Tool validation failed",
+            Box::new(|w| {
+                let target = w.b.object([("message", "behind a proxy")]);
+                w.b.alloc(Node::Proxy(ProxyNode {
+                    target,
+                    traps: [(
+                        Trap::GetOwnPropertyDescriptor,
+                        TrapBehavior::Throw("no".into()),
+                    )]
+                    .into(),
                     revoked: false,
                 }))
                 .into()
@@ -679,7 +697,8 @@ fn decisions_must_be_well_formed() {
             Box::new(|_| true.into()),
         ),
         (
-            "Tool validation must return a decision object",
+            // a function is object-like and has no own `ok`
+            "Expected own property ok",
             Box::new(|w| w.b.returning(1).into()),
         ),
         (
@@ -955,14 +974,25 @@ fn execution_failures_and_awaiting() {
 fn output_failures_give_serialization_failed_results() {
     let cases: Vec<(&str, Make<Value>)> = vec![
         (
-            "Tool output could not be serialized safely",
+            "Tool output objects must be plain or have a null prototype",
             Box::new(|w| w.object_with(Proto::Builtin(Builtin::Map), vec![]).into()),
         ),
         (
-            "Tool output could not be serialized safely",
+            "Tool output objects must be plain or have a null prototype",
             Box::new(|w| {
                 let date = w.object_with(Proto::Builtin(Builtin::Date), vec![]);
                 w.b.object([("when", date)]).into()
+            }),
+        ),
+        (
+            "Tool output arrays must use a plain prototype",
+            Box::new(|w| {
+                let list = w.b.alloc(Node::Array(ArrayNode {
+                    proto: Proto::Class(JsString::new("List")),
+                    length: 0,
+                    slots: Default::default(),
+                }));
+                w.b.object([("list", list)]).into()
             }),
         ),
         (

@@ -296,6 +296,50 @@ fn case_ids_are_unique_and_files_follow_the_layout() {
     );
 }
 
+/// The course's own tests, as SPEC.md's table lists them: 49 rows, each
+/// naming at least one case, every one of which exists.
+#[test]
+fn the_course_tests_table_names_existing_cases_for_every_test() {
+    let spec = read(&repo().join("SPEC.md"));
+    let section = spec
+        .split("\n## The course's own tests\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("SPEC.md has a `## The course's own tests` section");
+    let ids: BTreeSet<String> = corpus()
+        .iter()
+        .flat_map(|(_, f)| {
+            f.cases
+                .iter()
+                .map(move |c| format!("{}/{}", f.group, c.name))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let rows: Vec<&str> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| course test"))
+        .collect();
+    if rows.len() != 49 {
+        problems.push(format!("{} rows, the course has 49 tests", rows.len()));
+    }
+    for row in rows {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let named: Vec<&str> = cells
+            .get(1)
+            .map(|c| c.split('`').skip(1).step_by(2).collect())
+            .unwrap_or_default();
+        if named.is_empty() {
+            problems.push(format!("no case for: {row}"));
+        }
+        for id in named {
+            if !ids.contains(id) {
+                problems.push(format!("{id} is not a case (row: {})", cells[0]));
+            }
+        }
+    }
+    check("SPEC.md's table of the course's tests", &problems);
+}
+
 #[test]
 fn every_named_requirement_is_a_spec_requirement_of_the_case_suite() {
     let spec = spec();

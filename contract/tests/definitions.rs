@@ -1,4 +1,4 @@
-//! Definition snapshots (core.md, "Tool definitions and the registry"): a
+//! Definition snapshots (CONTRACT.md, "Tool definitions and the registry"): a
 //! definition is a non-null object (`typeof "object"`) whose four **own**
 //! fields `name`, `description`, `validate`, `execute` are read in this order,
 //! each exactly once and each checked right after it is read. Inherited fields
@@ -224,7 +224,7 @@ fn inherited_getters_are_never_invoked() {
 }
 
 #[test]
-fn own_means_any_own_descriptor_read_through_get_own_property_descriptor() {
+fn own_means_has_own_then_get_and_any_own_descriptor_counts() {
     let mut w = World::new();
     let v = w.accepting(1);
     let e = w.b.returning(2);
@@ -238,17 +238,23 @@ fn own_means_any_own_descriptor_read_through_get_own_property_descriptor() {
             ("execute", Property::data(e).hidden()),
         ],
     );
-    // a proxy is read through its getOwnPropertyDescriptor trap only: its
-    // `get`, `ownKeys` and `getPrototypeOf` traps never run
+    // a proxy is read field by field through `Object.hasOwn` (its
+    // getOwnPropertyDescriptor trap) then `Reflect.get` (its get trap): its
+    // `ownKeys` and `getPrototypeOf` traps never run
     let target = w.definition("proxied", v, e);
     let boom = TrapBehavior::Throw(Value::from("not this trap"));
     let proxy = w.b.alloc(Node::Proxy(ProxyNode {
         target,
         traps: BTreeMap::from([
-            (Trap::Get, boom.clone()),
             (Trap::OwnKeys, boom.clone()),
-            (Trap::GetPrototypeOf, boom),
+            (Trap::GetPrototypeOf, boom.clone()),
         ]),
+        revoked: false,
+    }));
+    // ... so a throwing `get` trap makes it invalid at the first field
+    let strict = w.b.alloc(Node::Proxy(ProxyNode {
+        target,
+        traps: BTreeMap::from([(Trap::Get, boom)]),
         revoked: false,
     }));
     // a setter-only accessor is an own field whose value is undefined
@@ -274,15 +280,25 @@ fn own_means_any_own_descriptor_read_through_get_own_property_descriptor() {
     }
     let heap = w.finish();
     check("hidden", &heap, hidden, Ok("hidden"), &[]);
+    let traps_of = |trace: &[TraceEvent], of: NodeId| -> Vec<Trap> {
+        trace
+            .iter()
+            .filter_map(|t| match t {
+                TraceEvent::TrapRan { proxy: p, trap } if *p == of => Some(*trap),
+                _ => None,
+            })
+            .collect()
+    };
     let (_, trace) = check("proxied", &heap, proxy, Ok("proxied"), &[]);
-    let traps: Vec<Trap> = trace
-        .iter()
-        .filter_map(|t| match t {
-            TraceEvent::TrapRan { proxy: p, trap } if *p == proxy => Some(*trap),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(traps, [Trap::GetOwnPropertyDescriptor; 4]);
+    assert_eq!(
+        traps_of(&trace, proxy),
+        [Trap::GetOwnPropertyDescriptor, Trap::Get].repeat(4)
+    );
+    let (_, trace) = check("strict", &heap, strict, INVALID, &[]);
+    assert_eq!(
+        traps_of(&trace, strict),
+        [Trap::GetOwnPropertyDescriptor, Trap::Get]
+    );
     for (field, def) in setter_only {
         check(field, &heap, def, INVALID, &[]);
     }
@@ -507,7 +523,7 @@ fn four_getters_run_once_each_in_field_order() {
 }
 
 #[test]
-fn each_field_is_checked_right_after_it_is_read() {
+fn all_four_fields_are_read_before_any_is_checked() {
     let mut w = World::new();
     let v = w.accepting(1);
     let e = w.b.returning(2);
@@ -525,7 +541,8 @@ fn each_field_is_checked_right_after_it_is_read() {
     ];
     let mut cases = Vec::new();
     for (i, field) in FIELDS.iter().enumerate() {
-        // the getter of `field` returns a bad value: later getters never run
+        // the getter of `field` returns a bad value: the later getters run
+        // too, since the checks come after all four reads
         let wrong = w.b.returning(bad[i].clone());
         let props = FIELDS
             .iter()
@@ -534,8 +551,8 @@ fn each_field_is_checked_right_after_it_is_read() {
             .map(|(j, (f, g))| (*f, Property::getter(if j == i { wrong } else { g })))
             .collect();
         let def = w.object_with(Proto::ObjectPrototype, props);
-        let mut called = getters[..i].to_vec();
-        called.push(wrong);
+        let mut called = getters.to_vec();
+        called[i] = wrong;
         cases.push((format!("bad {field}"), def, called));
         // `field` is missing: the getters before it ran, none after it
         let props = FIELDS

@@ -1,4 +1,4 @@
-//! Batches and the registry (core.md, "Tool definitions and the registry"):
+//! Batches and the registry (CONTRACT.md, "Tool definitions and the registry"):
 //! `registerMany` takes an array (per `Array.isArray`, proxies included) read
 //! by index through own properties, without holes; entries are snapshotted in
 //! index order and the first failure decides; names repeated inside the batch
@@ -190,8 +190,8 @@ fn arrays_and_proxies_to_arrays_are_batches() {
         revoked: false,
     }));
     table.push(("proxied twice", Value::Ref(outer), None));
-    // read by index through own properties: no iterator, no [[Get]], no
-    // prototype, no ownKeys; only getOwnPropertyDescriptor (length + 2 entries)
+    // read by index: `length` with [[Get]], then each index with
+    // `Object.hasOwn` and [[Get]]; no iterator, no prototype, no ownKeys
     let d1 = w.definition("strict proxy 1", v, e);
     let d2 = w.definition("strict proxy 2", v, e);
     let target = w.b.array([d1, d2]);
@@ -199,13 +199,25 @@ fn arrays_and_proxies_to_arrays_are_batches() {
     let strict = w.b.alloc(Node::Proxy(ProxyNode {
         target,
         traps: BTreeMap::from([
-            (Trap::Get, boom.clone()),
             (Trap::OwnKeys, boom.clone()),
-            (Trap::GetPrototypeOf, boom),
+            (Trap::GetPrototypeOf, boom.clone()),
         ]),
         revoked: false,
     }));
     table.push(("strict proxy", Value::Ref(strict), None));
+    // so a throwing `get` trap makes the batch invalid at its `length`
+    let d = w.definition("never", v, e);
+    let target = w.b.array([d]);
+    let no_get = w.b.alloc(Node::Proxy(ProxyNode {
+        target,
+        traps: BTreeMap::from([(Trap::Get, boom)]),
+        revoked: false,
+    }));
+    table.push((
+        "get trap throws",
+        Value::Ref(no_get),
+        Some(ContractCode::InvalidToolBatch),
+    ));
     let heap = w.finish();
     let trace = Trace::default();
     let rt = &Runtime::new(&heap, AbortSignal::new(), trace.clone());
@@ -236,7 +248,16 @@ fn arrays_and_proxies_to_arrays_are_batches() {
             _ => None,
         })
         .collect();
-    assert_eq!(traps, [Trap::GetOwnPropertyDescriptor; 3]);
+    assert_eq!(
+        traps,
+        [
+            Trap::Get,
+            Trap::GetOwnPropertyDescriptor,
+            Trap::Get,
+            Trap::GetOwnPropertyDescriptor,
+            Trap::Get
+        ]
+    );
 }
 
 #[test]

@@ -1,11 +1,11 @@
-//! The budgets of core.md's serializer, each exactly at its limit and one
+//! The budgets of CONTRACT.md's serializer, each exactly at its limit and one
 //! past it: the 4096-code-point output cap, depth 32, 128 values, 256
 //! collection entries, 4096 string characters and the 2^4096 BigInt bound;
 //! the bounded cost of huge inputs (`Serialized::steps <= MAX_STEPS`); the
 //! `{error:{code,message}}` payload; and the serde_json source writing the
 //! same bytes as the equivalent model graph.
 //!
-//! Every expected string is built here from core.md's rules. A truncated
+//! Every expected string is built here from CONTRACT.md's rules. A truncated
 //! content is "the first 4072 code points of what was written (or all of it,
 //! if shorter) followed by the marker", so the tests write down what was
 //! written and cut it at 4072 code points themselves.
@@ -804,7 +804,7 @@ fn json_source_writes_the_same_bytes_as_the_model() {
         let from_model = check(&heap, model, &expect);
         let from_json = serialize(&JsonSource::new(), &&json).unwrap_or_else(|e| match e {
             Failure::Thrown(never) => match never {},
-            Failure::Unsupported => panic!("json unsupported"),
+            Failure::Unsupported(_) => panic!("json unsupported"),
         });
         assert_eq!(from_json.content, from_model.content, "json {json}");
         assert_eq!(from_json.truncated, from_model.truncated);

@@ -1,4 +1,4 @@
-//! Every worked example of core.md's serializer section, compared byte for
+//! Every worked example of CONTRACT.md's serializer section, compared byte for
 //! byte, plus the number and escape tables it implies.
 
 mod support;

@@ -1,4 +1,4 @@
-//! How core.md's serializer treats containers: own enumerable string keys
+//! How CONTRACT.md's serializer treats containers: own enumerable string keys
 //! only, accessors, `toJSON`, inherited fields, holes and accessor slots,
 //! circular references (ancestors only), supported and unsupported
 //! prototypes, proxies (traps run, throwing, revoked, aborting), the order of
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use support::World;
 use toolgate_contract::constants::TRUNCATION_MARKER;
 use toolgate_contract::model::*;
-use toolgate_contract::serializer::{serialize, Failure, Serialized, MAX_STEPS};
+use toolgate_contract::serializer::{serialize, Failure, Refused, Serialized, MAX_STEPS};
 use toolgate_contract::{AbortReason, AbortSignal, JsString};
 
 /// What one serialization produced besides the checked outcome.
@@ -201,7 +201,7 @@ fn objects_inherited_fields_are_never_read() {
         vec![("b", Property::data(2)), ("a", Property::data(1))],
     );
     let heap = w.finish();
-    let seen = check(&heap, child, Err(Failure::Unsupported));
+    let seen = check(&heap, child, Err(Failure::Unsupported(Refused::Object)));
     assert!(seen.trace.is_empty(), "{:?}", seen.trace);
     check(&heap, null_proto, Ok(r#"{"a":1,"b":2}"#));
 }
@@ -335,7 +335,8 @@ fn prototypes_plain_null_and_other_realm_are_supported() {
 fn prototypes_builtins_classes_crossed_kinds_and_promises_fail() {
     let mut w = World::new();
     let parent = w.b.object([("x", 1)]);
-    let mut roots = Vec::new();
+    // each root with the kind of container the TypeError names
+    let mut roots: Vec<(NodeId, Refused)> = Vec::new();
     for proto in [
         Proto::Builtin(Builtin::Date),
         Proto::Builtin(Builtin::Map),
@@ -352,7 +353,10 @@ fn prototypes_builtins_classes_crossed_kinds_and_promises_fail() {
         Proto::OtherRealmArray,
         Proto::Node(parent),
     ] {
-        roots.push(w.object_with(proto, vec![("a", Property::data(1))]));
+        roots.push((
+            w.object_with(proto, vec![("a", Property::data(1))]),
+            Refused::Object,
+        ));
     }
     for proto in [
         Proto::ObjectPrototype,
@@ -360,23 +364,32 @@ fn prototypes_builtins_classes_crossed_kinds_and_promises_fail() {
         Proto::Builtin(Builtin::Set),
         Proto::Class(JsString::new("List")),
     ] {
-        roots.push(w.b.alloc(Node::Array(ArrayNode {
-            proto,
-            length: 1,
-            slots: [(0, Property::data(1))].into_iter().collect(),
-        })));
+        roots.push((
+            w.b.alloc(Node::Array(ArrayNode {
+                proto,
+                length: 1,
+                slots: [(0, Property::data(1))].into_iter().collect(),
+            })),
+            Refused::Array,
+        ));
     }
-    roots.push(w.b.alloc(Node::Promise(PromiseNode::Fulfilled(Value::from(1)))));
+    roots.push((
+        w.b.alloc(Node::Promise(PromiseNode::Fulfilled(Value::from(1)))),
+        Refused::Object,
+    ));
     // a proxy does not hide its target's prototype
     let date = w.object_with(Proto::Builtin(Builtin::Date), vec![]);
-    roots.push(w.b.alloc(Node::Proxy(ProxyNode {
-        target: date,
-        traps: BTreeMap::new(),
-        revoked: false,
-    })));
+    roots.push((
+        w.b.alloc(Node::Proxy(ProxyNode {
+            target: date,
+            traps: BTreeMap::new(),
+            revoked: false,
+        })),
+        Refused::Object,
+    ));
     let heap = w.finish();
-    for root in roots {
-        check(&heap, root, Err(Failure::Unsupported));
+    for (root, refused) in roots {
+        check(&heap, root, Err(Failure::Unsupported(refused)));
     }
 }
 
@@ -402,7 +415,7 @@ fn prototypes_unsupported_value_nested_deep_fails_the_whole_output() {
         roots.push(root);
     }
     let heap = w.finish();
-    check(&heap, roots[0], Err(Failure::Unsupported));
+    check(&heap, roots[0], Err(Failure::Unsupported(Refused::Object)));
     // the same graph with a plain object in place of the Date is written whole
     let numbers: Vec<String> = (0..60).map(|i| i.to_string()).collect();
     let mut expect = format!("[{},{{}}]", numbers.join(","));
@@ -430,16 +443,19 @@ fn proxies_pass_through_over_an_object_serializes_like_it() {
     let heap = w.finish();
     let seen = check(&heap, p, Ok(r#"{"a":1,"b":2}"#));
     let ran = |trap| TraceEvent::TrapRan { proxy: p, trap };
-    // Object.getPrototypeOf, then the own keys, then one descriptor per key
-    assert_eq!(
-        seen.trace,
-        [
-            ran(Trap::GetPrototypeOf),
-            ran(Trap::OwnKeys),
-            ran(Trap::GetOwnPropertyDescriptor),
-            ran(Trap::GetOwnPropertyDescriptor),
-        ]
-    );
+    // Object.getPrototypeOf; then for...in: the own keys and the prototype,
+    // and per key the enumerability descriptor, then Object.hasOwn's and
+    // the descriptor read
+    let mut expected = vec![
+        ran(Trap::GetPrototypeOf),
+        ran(Trap::OwnKeys),
+        ran(Trap::GetPrototypeOf),
+    ];
+    expected.extend(std::iter::repeat_n(
+        ran(Trap::GetOwnPropertyDescriptor),
+        2 * 3,
+    ));
+    assert_eq!(seen.trace, expected);
     check(&heap, target, Ok(r#"{"a":1,"b":2}"#));
 }
 
@@ -641,8 +657,8 @@ fn order_unsupported_or_revoked_beyond_depth_32_truncates() {
     let revoked_error =
         Thrown::TypeError("Cannot perform 'IsArray' on a proxy that has been revoked".into());
     for (bad, failure) in [
-        (date, Failure::Unsupported),
-        (promise, Failure::Unsupported),
+        (date, Failure::Unsupported(Refused::Object)),
+        (promise, Failure::Unsupported(Refused::Object)),
         (revoked, Failure::Thrown(revoked_error)),
         (throwing, Failure::Thrown(Thrown::Value(Value::from("t")))),
     ] {
@@ -687,8 +703,69 @@ fn order_circular_check_comes_before_the_prototype_check() {
         [
             ran(Trap::GetPrototypeOf),
             ran(Trap::OwnKeys),
+            ran(Trap::GetPrototypeOf),
+            ran(Trap::GetOwnPropertyDescriptor),
+            ran(Trap::GetOwnPropertyDescriptor),
             ran(Trap::GetOwnPropertyDescriptor),
         ]
+    );
+}
+
+/// A bracket or a comma that does not fit ends the walk at once: the next
+/// container is not enumerated, the next slot's descriptor is not read.
+#[test]
+fn order_a_bracket_or_comma_that_does_not_fit_ends_the_walk_before_any_trap() {
+    let mut w = World::new();
+    let inner = w.b.object([("a", 1)]);
+    let traced = |w: &mut World, target| {
+        w.b.alloc(Node::Proxy(ProxyNode {
+            target,
+            traps: Trap::ALL
+                .into_iter()
+                .map(|t| (t, TrapBehavior::Abort(None)))
+                .collect(),
+            revoked: false,
+        }))
+    };
+    let object = traced(&mut w, inner);
+    // `["` + 4092 characters + `",` is 4096 code points: the object's `{`
+    // is the 4097th, so only its prototype is asked
+    let s = "x".repeat(4092);
+    let root = w.b.array([Value::from(s.as_str()), Value::Ref(object)]);
+    // a proxy array whose first slot fills the output to the cap: the comma
+    // before slot 1 does not fit, so slot 1's descriptor is never read
+    let t = "y".repeat(4093);
+    let target = w.b.array([Value::from(t.as_str()), Value::from(1)]);
+    let array = traced(&mut w, target);
+    let heap = w.finish();
+    let cut = |text: &str| {
+        let kept: String = format!("[\"{text}").chars().take(4072).collect();
+        format!("{kept}{TRUNCATION_MARKER}")
+    };
+    let seen = check(&heap, root, Ok(&cut(&s)));
+    let ran = |proxy, trap| TraceEvent::TrapRan { proxy, trap };
+    let traps: Vec<_> = seen
+        .trace
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::TrapRan { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(traps, [ran(object, Trap::GetPrototypeOf)]);
+    let seen = check(&heap, array, Ok(&cut(&t)));
+    let traps: Vec<_> = seen
+        .trace
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::TrapRan { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(
+        traps,
+        [
+            ran(array, Trap::GetPrototypeOf),
+            ran(array, Trap::GetOwnPropertyDescriptor),
+            ran(array, Trap::GetOwnPropertyDescriptor),
+        ],
+        "the prototype, `length` and slot 0"
     );
 }
 
@@ -811,5 +888,7 @@ fn determinism_same_graph_twice_gives_identical_output() {
     assert_eq!(first.out, third.out);
     assert_eq!(first.trace, second.trace);
     assert_eq!(first.trace, third.trace);
-    assert_eq!(first.trace.len(), 10 * 4, "{:?}", first.trace);
+    // ten visits of the proxy over two keys: the prototype, then for...in's
+    // own keys and prototype, then three descriptors per key
+    assert_eq!(first.trace.len(), 10 * (3 + 2 * 3), "{:?}", first.trace);
 }

@@ -10,7 +10,7 @@ use crate::subject::{Attempt, Ran, Subject};
 use crate::Error;
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -44,11 +44,68 @@ enum Line {
     Failed(String),
 }
 
-/// Stderr of the running process, shared with its reader thread.
+/// Stderr of the running process, shared with its reader thread: the
+/// adapter's stderr pipe and what was read from it since the last
+/// take. Reads happen only under this struct's lock, by the reader thread
+/// or by [`Stderr::drain`] when a case ends, so once a reply has arrived,
+/// everything the adapter wrote to stderr before it is in `case`: the
+/// adapter finished those writes before it wrote the reply, so they are in
+/// the pipe or already read, never in a reader's hands outside the lock.
 #[derive(Default)]
 struct Stderr {
+    pipe: Option<ChildStderr>,
     case: Vec<u8>,
     case_dropped: usize,
+}
+
+impl Stderr {
+    /// Keeps `bytes`, dropping the oldest past twice the per-case cap.
+    fn keep(&mut self, bytes: &[u8]) {
+        self.case.extend_from_slice(bytes);
+        if self.case.len() > 2 * STDERR_PER_CASE {
+            let drop = self.case.len() - STDERR_PER_CASE;
+            self.case.drain(..drop);
+            self.case_dropped += drop;
+        }
+    }
+
+    /// What was kept since the last take, rendered; the pipe stays.
+    fn take_text(&mut self) -> String {
+        let text = render_stderr(self);
+        self.case.clear();
+        self.case_dropped = 0;
+        text
+    }
+
+    /// Reads what the pipe holds now, without blocking (unix: the pipe is
+    /// non-blocking). Returns `false` at end of file or on an error.
+    fn drain(&mut self) -> bool {
+        let mut buf = [0u8; 8192];
+        loop {
+            let Some(pipe) = self.pipe.as_mut() else {
+                return false;
+            };
+            match pipe.read(&mut buf) {
+                Ok(0) => {
+                    self.pipe = None;
+                    return false;
+                }
+                Ok(n) => {
+                    self.keep(&buf[..n]);
+                    // a blocking pipe (not unix) is read one chunk at a time
+                    if !cfg!(unix) {
+                        return true;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                Err(_) => {
+                    self.pipe = None;
+                    return false;
+                }
+            }
+        }
+    }
 }
 
 struct Process {
@@ -123,9 +180,14 @@ impl Adapter {
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = mpsc::sync_channel(4);
         std::thread::spawn(move || read_lines(stdout, tx));
+        // the pipe is in place before the first request, so the first
+        // case's drain finds it
         let stderr = Arc::new(Mutex::new(Stderr::default()));
         let sink = Arc::clone(&stderr);
-        let stderr_thread = std::thread::spawn(move || read_stderr(stderr_pipe, sink));
+        let stderr_thread = match into_shared(stderr_pipe, &stderr) {
+            Ok(fd) => std::thread::spawn(move || poll_stderr(fd, sink)),
+            Err(pipe) => std::thread::spawn(move || read_blocking(pipe, &sink)),
+        };
         self.process = Some(Process {
             stdin: Some(stdin),
             child,
@@ -288,10 +350,11 @@ impl Adapter {
                 let _ = thread.join();
             }
         }
-        let mut kept = process.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let text = render_stderr(&kept);
-        *kept = Stderr::default();
-        drop(kept);
+        let text = process
+            .stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take_text();
         self.pending_stderr.push_str(&text);
     }
 
@@ -299,8 +362,11 @@ impl Adapter {
         let mut text = std::mem::take(&mut self.pending_stderr);
         if let Some(process) = &self.process {
             let mut kept = process.stderr.lock().unwrap_or_else(|e| e.into_inner());
-            text.push_str(&render_stderr(&kept));
-            *kept = Stderr::default();
+            // what the adapter wrote before its reply is in the pipe now
+            if cfg!(unix) {
+                kept.drain();
+            }
+            text.push_str(&kept.take_text());
         }
         text
     }
@@ -538,22 +604,71 @@ fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
     }
 }
 
-/// Keeps the last [`STDERR_PER_CASE`] bytes written since the last take.
-fn read_stderr(stderr: impl Read, sink: Arc<Mutex<Stderr>>) {
-    let mut reader = BufReader::new(stderr);
+/// On unix: makes the pipe non-blocking and puts it under the lock, for
+/// [`poll_stderr`] and [`Stderr::drain`]; its descriptor for polling. The
+/// pipe back when that cannot be done (it is then read blocking, outside
+/// the lock, as on other systems).
+#[cfg(unix)]
+fn into_shared(pipe: ChildStderr, shared: &Mutex<Stderr>) -> Result<i32, ChildStderr> {
+    use std::os::fd::AsRawFd;
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl(2) on a descriptor this process owns; no memory is
+    // shared with the kernel.
+    let nonblocking = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if !nonblocking {
+        return Err(pipe);
+    }
+    shared.lock().unwrap_or_else(|e| e.into_inner()).pipe = Some(pipe);
+    Ok(fd)
+}
+
+#[cfg(not(unix))]
+fn into_shared(pipe: ChildStderr, _: &Mutex<Stderr>) -> Result<i32, ChildStderr> {
+    Err(pipe)
+}
+
+/// Keeps reading the adapter's stderr so that it never blocks on a full
+/// pipe, keeping the last [`STDERR_PER_CASE`] bytes written since the last
+/// take: waits with `poll(2)` outside the lock, then reads under it (see
+/// [`Stderr`]).
+#[cfg(unix)]
+fn poll_stderr(fd: i32, sink: Arc<Mutex<Stderr>>) {
+    loop {
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one valid pollfd that lives across the call;
+        // `fd` stays open because the pipe is dropped only by this thread's
+        // drain (at end of file) or with `sink`, which this thread holds.
+        unsafe {
+            libc::poll(&mut pfd, 1, 100);
+        }
+        let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
+        if !kept.drain() {
+            return;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn poll_stderr(_: i32, _: Arc<Mutex<Stderr>>) {}
+
+/// Blocking reads outside the lock (best effort: a reply may overtake the
+/// last stderr bytes written before it).
+fn read_blocking(mut pipe: ChildStderr, sink: &Mutex<Stderr>) {
     let mut buf = [0u8; 8192];
     loop {
-        match reader.read(&mut buf) {
+        match pipe.read(&mut buf) {
             Ok(0) => return,
-            Ok(n) => {
-                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
-                kept.case.extend_from_slice(&buf[..n]);
-                if kept.case.len() > 2 * STDERR_PER_CASE {
-                    let drop = kept.case.len() - STDERR_PER_CASE;
-                    kept.case.drain(..drop);
-                    kept.case_dropped += drop;
-                }
-            }
+            Ok(n) => sink
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .keep(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return,
         }

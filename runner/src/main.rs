@@ -102,6 +102,12 @@ struct RunArgs {
     /// At most this many runs to shrink each generated failure.
     #[arg(long, value_name = "N", default_value_t = 256)]
     shrink_steps: u32,
+    /// At most this many generated failures are shrunk in a run (only the
+    /// first of each distinct set of violated requirements, and none the
+    /// expected-failures file covers); the rest are reported unshrunk, each
+    /// with its reproduce command.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    max_shrinks: u32,
     /// Where shrunk generated failures are saved as case files.
     #[arg(long, value_name = "DIR", default_value = "toolgate-failures")]
     save_dir: PathBuf,
@@ -185,6 +191,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 generate: args.generate,
                 seed: args.seed,
                 shrink_steps: args.shrink_steps,
+                max_shrinks: args.max_shrinks,
                 save_dir: args.save_dir,
                 expected_failures: args.expected_failures,
                 write_expected_failures: args.write_expected_failures,

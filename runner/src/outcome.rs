@@ -10,6 +10,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use toolgate_contract::scenario::checks::{check_boundary, check_core, Violation};
+use toolgate_contract::scenario::host_limits::excuse;
 use toolgate_contract::scenario::{Observation, Suite};
 
 /// Lines of diff kept in a report; the rest is counted.
@@ -167,27 +168,17 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String) -> CaseOutcome
         shrunk: None,
     };
     match attempt.ran {
-        Ran::Observed(actual) => match violations(case, &actual) {
-            Ok(found) if found.is_empty() => {}
-            Ok(found) => {
-                outcome.status = Status::Fail;
-                let ids: BTreeSet<String> =
-                    found.iter().filter_map(|v| v.requirement.clone()).collect();
-                outcome.requirements = ids.into_iter().collect();
-                outcome.violations = found
-                    .into_iter()
-                    .map(|v| Finding {
-                        requirement: v.requirement,
-                        message: v.message,
-                    })
-                    .collect();
-                outcome.diff = Some(diff(&case.expect, &actual));
-            }
-            Err(message) => {
-                outcome.status = Status::Error;
-                outcome.message = Some(message);
-            }
-        },
+        Ran::Observed(actual) => {
+            // what the contract leaves to the host is taken as expected
+            let actual = match excuse(&case.scenario, &case.expect, &actual) {
+                Some((adjusted, notes)) => {
+                    outcome.message = Some(notes.join("; "));
+                    adjusted
+                }
+                None => actual,
+            };
+            judge_observed(case, &actual, &mut outcome);
+        }
         Ran::Skipped(reason) => {
             outcome.status = Status::Skip;
             outcome.message = Some(reason);
@@ -214,6 +205,31 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String) -> CaseOutcome
         }
     }
     outcome
+}
+
+/// Judges an observation (after [`excuse`]) into pass, fail or error.
+fn judge_observed(case: &RunCase, actual: &Observation, outcome: &mut CaseOutcome) {
+    match violations(case, actual) {
+        Ok(found) if found.is_empty() => {}
+        Ok(found) => {
+            outcome.status = Status::Fail;
+            let ids: BTreeSet<String> =
+                found.iter().filter_map(|v| v.requirement.clone()).collect();
+            outcome.requirements = ids.into_iter().collect();
+            outcome.violations = found
+                .into_iter()
+                .map(|v| Finding {
+                    requirement: v.requirement,
+                    message: v.message,
+                })
+                .collect();
+            outcome.diff = Some(diff(&case.expect, actual));
+        }
+        Err(message) => {
+            outcome.status = Status::Error;
+            outcome.message = Some(message);
+        }
+    }
 }
 
 /// A skipped case, never sent.

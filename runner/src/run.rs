@@ -12,7 +12,7 @@ use crate::subject::{Reference, Subject};
 use crate::Error;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use proptest::strategy::ValueTree;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,6 +45,8 @@ pub struct RunOptions {
     pub generate: u64,
     pub seed: Option<u64>,
     pub shrink_steps: u32,
+    /// Generated failures shrunk at most, over the whole run.
+    pub max_shrinks: u32,
     pub save_dir: PathBuf,
     pub expected_failures: Option<PathBuf>,
     pub write_expected_failures: Option<PathBuf>,
@@ -71,6 +73,7 @@ impl Default for RunOptions {
             generate: 0,
             seed: None,
             shrink_steps: 256,
+            max_shrinks: 10,
             save_dir: PathBuf::from("toolgate-failures"),
             expected_failures: None,
             write_expected_failures: None,
@@ -100,7 +103,15 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
     let expectations = match &options.expected_failures {
         Some(path) => {
             let e = Expectations::load(path)?;
-            let known: HashSet<&str> = all.iter().map(|c| c.id.as_str()).collect();
+            // a baseline is checked against every case it could name, so
+            // one file serves runs of the corpus, of generated cases only
+            // (--no-corpus) and of replayed case files alike
+            let corpus = if options.no_corpus || !options.case_files.is_empty() {
+                cases::corpus(options.corpus.as_deref())?
+            } else {
+                Vec::new()
+            };
+            let known: HashSet<&str> = all.iter().chain(&corpus).map(|c| c.id.as_str()).collect();
             e.check_ids(&known)?;
             Some(e)
         }
@@ -132,6 +143,11 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
     }
     if let Some(seed) = seed {
         let mut generator = Generator::new(seed);
+        // one shrink per distinct set of violated requirements, and at most
+        // --max-shrinks in all: a run with a common divergence spends its
+        // time running cases, not minimizing the same bug again
+        let mut shrunk_sets: BTreeMap<Vec<String>, String> = BTreeMap::new();
+        let mut shrinks_done = 0u32;
         for _ in 0..options.generate {
             let (index, mut tree) = generator.next_tree()?;
             let id = generator.id(index);
@@ -155,7 +171,28 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
                 }
             };
             let mut outcome = run_one(subject.as_mut(), &case, reproduce(&case));
-            if generate::shrinkable(&outcome) && options.shrink_steps > 0 {
+            let worth = generate::shrinkable(&outcome)
+                && options.shrink_steps > 0
+                && !expectations.as_ref().is_some_and(|e| e.expects(&outcome));
+            let skip_reason = if !worth {
+                None
+            } else if let Some(first) = shrunk_sets.get(&outcome.requirements) {
+                Some(format!(
+                    "not shrunk: {first} fails on the same requirements and was shrunk"
+                ))
+            } else if shrinks_done >= options.max_shrinks {
+                Some(format!(
+                    "not shrunk: --max-shrinks {} reached",
+                    options.max_shrinks
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = skip_reason {
+                outcome.message.get_or_insert(reason);
+            } else if worth {
+                shrinks_done += 1;
+                shrunk_sets.insert(outcome.requirements.clone(), id.clone());
                 bar.set_message(format!("shrinking {id}"));
                 let (minimal, mut shrunk, steps) = generate::shrink(
                     &mut tree,

@@ -166,3 +166,78 @@ fn an_expected_failures_baseline_passes_until_a_listed_case_passes() {
     let err = run(&o).expect_err("refused").to_string();
     assert!(err.contains("unknown case id"), "{err}");
 }
+
+#[test]
+fn a_glob_baseline_expects_generated_failures_by_requirement() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("expected-failures.txt");
+    let mut o = options(lose_effect(), dir.path());
+    o.generate = 6;
+    o.seed = Some(13);
+    o.shrink_steps = 0;
+    let first = check(&o, 1);
+    let failed: Vec<_> = first
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .collect();
+    assert!(!failed.is_empty());
+    let ids: std::collections::BTreeSet<&str> = failed
+        .iter()
+        .flat_map(|c| c.requirements.iter().map(String::as_str))
+        .collect();
+    // a corpus id is known even when the run has no corpus cases
+    let listed = ids.iter().copied().collect::<Vec<_>>().join(" ");
+    std::fs::write(
+        &baseline,
+        format!("calls/the-registry-must-be-real\ngenerated/* {listed}\n"),
+    )
+    .unwrap();
+    o.expected_failures = Some(baseline.clone());
+    o.shrink_steps = 64;
+    let second = check(&o, 0);
+    assert_eq!(second.summary.expected_failures, failed.len());
+    assert!(
+        second.cases.iter().all(|c| c.shrunk.is_none()),
+        "an expected failure is not shrunk"
+    );
+    // a glob that does not list every violated requirement does not cover
+    let (first_id, rest) = listed.split_once(' ').unwrap_or((listed.as_str(), ""));
+    let narrower = if rest.is_empty() { "CORE-MOD-01" } else { rest };
+    std::fs::write(&baseline, format!("generated/* {narrower}\n")).unwrap();
+    let third = check(&o, 1);
+    assert!(
+        third.cases.iter().any(|c| matches!(
+            &c.expectation,
+            Some(Expectation::Unexpected { unlisted }) if unlisted.iter().any(|u| u == first_id)
+        )),
+        "{}",
+        third.terminal()
+    );
+}
+
+#[test]
+fn shrinking_is_capped_and_done_once_per_set_of_requirements() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(lose_effect(), dir.path());
+    o.generate = 40;
+    o.seed = Some(13);
+    o.shrink_steps = 16;
+    o.max_shrinks = 2;
+    let report = check(&o, 1);
+    let failed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .collect();
+    assert!(failed.len() > 2, "{} failures", failed.len());
+    let shrunk: Vec<_> = failed.iter().filter(|c| c.shrunk.is_some()).collect();
+    assert!(!shrunk.is_empty() && shrunk.len() <= 2, "{}", shrunk.len());
+    // the first failure of a set of requirements is the one shrunk (its
+    // requirements may change while shrinking, so compare the generated ones)
+    for c in failed.iter().filter(|c| c.shrunk.is_none()) {
+        let why = c.message.as_deref().unwrap_or("");
+        assert!(why.starts_with("not shrunk: "), "{}: {why:?}", c.id);
+        assert!(c.reproduce.contains("--generate"), "{}", c.reproduce);
+    }
+}

@@ -232,6 +232,42 @@ fn stderr_is_kept_with_the_case_it_was_written_during() {
     assert!(report.cases[1].stderr.is_empty());
 }
 
+/// Stderr written just before a reply belongs to that reply's case, however
+/// the reader threads are scheduled: checked on every case of several runs
+/// while other threads keep both cores busy.
+#[test]
+fn stderr_written_before_each_reply_stays_with_its_case_under_load() {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    std::hint::black_box(x);
+                }
+            })
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..5 {
+        let report = run(&faulty("chatty-all", 0, dir.path())).unwrap();
+        for (i, case) in report.cases.iter().enumerate() {
+            assert_eq!(
+                case.stderr,
+                format!("faulty adapter: a note on stderr for seq {}\n", i + 1),
+                "round {round}, case {i} ({})",
+                case.id
+            );
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for t in load {
+        t.join().unwrap();
+    }
+}
+
 fn start_error(args: &str, words: &str) {
     let dir = tempfile::tempdir().unwrap();
     match run(&faulty(args, 3, dir.path())) {

@@ -105,6 +105,40 @@ impl ModelCall<'_, '_> {
         Awaited::Pending(None)
     }
 
+    /// The course waits for the executor through a second promise
+    /// (`waitForAbort`), whose `resolve(value)` reads `then` once more on a
+    /// fulfilled object unless the signal is aborted by then: a getter or
+    /// `get` trap on the output runs again, and a throw there rejects.
+    fn resolved_again(&self, value: Value) -> Result<Value, Thrown> {
+        if self.rt.signal.is_aborted() || !self.rt.is_object_like(&value) {
+            return Ok(value);
+        }
+        self.rt.get(&value, &PropKey::from("then"))?;
+        Ok(value)
+    }
+
+    /// What a validator's `then` returned gets no-op handlers too: a native
+    /// promise directly; another thenable through its own `then` (and a
+    /// native promise that one returns). Nothing here can throw out.
+    fn observe_returned_thenable(&self, value: &Value) {
+        if !self.rt.is_object_like(value) || self.observe_if_promise(value) {
+            return;
+        }
+        let Ok(then) = self.rt.get(value, &PropKey::from("then")) else {
+            return;
+        };
+        let Value::Ref(f) = then else { return };
+        if !self.rt.is_function(&then) {
+            return;
+        }
+        if let Ok(invoked) = self.rt.call(f, vec![Arg::Callback, Arg::Callback]) {
+            let returned = invoked.value();
+            if returned != *value {
+                self.observe_if_promise(&returned);
+            }
+        }
+    }
+
     fn observe_if_promise(&self, value: &Value) -> bool {
         match value {
             Value::Ref(id) if matches!(self.rt.heap.node(*id), Some(Node::Promise(_))) => {
@@ -133,23 +167,25 @@ impl CallHost for ModelCall<'_, '_> {
     }
 
     fn snapshot_call(&self) -> Result<CallSnapshot<Copied>, SnapshotFailure> {
+        // any object or function; the four fields are all read before any
+        // is checked (the course's `inspectToolCall`)
         let Value::Ref(id) = self.call else {
             return Err(SnapshotFailure::Invalid);
         };
-        if !self.rt.is_object(self.call) {
-            return Err(SnapshotFailure::Invalid);
-        }
         let non_blank = |v: Value| match v {
             Value::String(s) if !s.is_blank() => Ok(s),
             _ => Err(SnapshotFailure::Invalid),
         };
-        match self.read_field(*id, "type")? {
+        let kind = self.read_field(*id, "type")?;
+        let call_id = self.read_field(*id, "id")?;
+        let name = self.read_field(*id, "name")?;
+        let arguments = self.read_field(*id, "arguments")?;
+        match kind {
             Value::String(s) if s == "toolCall" => {}
             _ => return Err(SnapshotFailure::Invalid),
         }
-        let call_id = non_blank(self.read_field(*id, "id")?)?;
-        let name = non_blank(self.read_field(*id, "name")?)?;
-        let arguments = self.read_field(*id, "arguments")?;
+        let call_id = non_blank(call_id)?;
+        let name = non_blank(name)?;
         let Value::Ref(args_id) = arguments else {
             return Err(SnapshotFailure::Invalid);
         };
@@ -186,7 +222,7 @@ impl CallHost for ModelCall<'_, '_> {
     }
 
     fn asynchrony(&self, returned: &Value) -> Option<Option<Thrown>> {
-        if !self.rt.is_object(returned) {
+        if !self.rt.is_object_like(returned) {
             return None;
         }
         if self.observe_if_promise(returned) {
@@ -203,23 +239,19 @@ impl CallHost for ModelCall<'_, '_> {
         match self.rt.call(f, vec![Arg::Callback, Arg::Callback]) {
             Err(t) => Some(Some(t)),
             Ok(invoked) => {
-                self.observe_if_promise(&invoked.value());
+                self.observe_returned_thenable(&invoked.value());
                 Some(None)
             }
         }
     }
 
     fn decision(&self, returned: Value) -> Result<Decision<Value>, DecisionFailure<Thrown>> {
+        // any object or function (a function has no own `ok`)
         let Value::Ref(id) = returned else {
             return Err(DecisionFailure::Message(
                 message::DECISION_NOT_OBJECT.into(),
             ));
         };
-        if !self.rt.is_object(&returned) {
-            return Err(DecisionFailure::Message(
-                message::DECISION_NOT_OBJECT.into(),
-            ));
-        }
         let read = |key: &str| -> Result<Value, DecisionFailure<Thrown>> {
             self.rt
                 .read_own(id, &PropKey::from(key))
@@ -256,7 +288,7 @@ impl CallHost for ModelCall<'_, '_> {
             .call(tool.execute, vec![Arg::Value(value), context])?
             .value();
         Ok(match self.awaited(returned) {
-            Awaited::Fulfilled(v) => futures::future::ready(Ok(v)).boxed(),
+            Awaited::Fulfilled(v) => futures::future::ready(self.resolved_again(v)).boxed(),
             Awaited::Rejected(t) => futures::future::ready(Err(t)).boxed(),
             Awaited::Pending(late) => {
                 if let Some((promise, Some(settlement))) = late {

@@ -1,13 +1,15 @@
-//! The deep copy of call arguments (step 3): plain data only, getters run
-//! once each, cycles refused. Iterative, so a 10^5-deep argument cannot
-//! overflow the stack.
+//! The deep copy of call arguments (step 3), as the course's
+//! `snapshotJsonObject` makes it: plain data only, values read with
+//! `[[Get]]` (getters and `get` traps run once each), cycles refused.
+//! Iterative, so a 10^5-deep argument cannot overflow the stack (the
+//! course's copy is recursive; how deep it may go is left to the host, see
+//! SPEC.md's CORE-CALL-06).
 
-use super::heap::{NodeId, PropKey, Property, Proto, Value};
+use super::heap::{NodeId, PropKey, Proto, Value};
 use super::runtime::{Copied, CopiedNode, Runtime};
 use crate::js_string::JsString;
 use crate::Error;
 use std::collections::HashSet;
-use std::ops::ControlFlow;
 
 /// Values the model copies before it calls the arguments too large to model.
 pub const MAX_COPIED_VALUES: usize = 1_000_000;
@@ -28,7 +30,7 @@ enum Frame {
     },
     Object {
         id: NodeId,
-        props: std::vec::IntoIter<(JsString, Property)>,
+        keys: std::vec::IntoIter<JsString>,
         pending_key: Option<JsString>,
         items: Vec<(JsString, u32)>,
     },
@@ -82,12 +84,13 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
             Frame::Array { id, length, items } => {
                 let index = u32::try_from(items.len()).unwrap_or(u32::MAX);
                 if index < *length {
+                    // `Object.hasOwn` (a hole is refused), then `value[index]`
                     let key = PropKey::String(JsString::from(index.to_string()));
-                    let prop = rt
-                        .get_own_property(*id, &key)
+                    let value = rt
+                        .read_own(*id, &key)
                         .map_err(|_| CopyFailure::Invalid)?
-                        .ok_or(CopyFailure::Invalid)?; // a hole
-                    next = Some(rt.property_value(prop).map_err(|_| CopyFailure::Invalid)?);
+                        .ok_or(CopyFailure::Invalid)?;
+                    next = Some(value);
                     None
                 } else {
                     on_path.remove(id);
@@ -96,12 +99,17 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
             }
             Frame::Object {
                 id,
-                props,
+                keys,
                 pending_key,
                 items,
-            } => match props.next() {
-                Some((key, prop)) => {
-                    next = Some(rt.property_value(prop).map_err(|_| CopyFailure::Invalid)?);
+            } => match keys.next() {
+                Some(key) => {
+                    // `value[key]`: a key `Object.keys` listed is read with
+                    // `[[Get]]` even if it is gone or became an accessor
+                    let value = rt
+                        .get(&Value::Ref(*id), &PropKey::String(key.clone()))
+                        .map_err(|_| CopyFailure::Invalid)?;
+                    next = Some(value);
                     *pending_key = Some(key);
                     None
                 }
@@ -153,18 +161,16 @@ fn open(
         Value::Ref(id) if rt.is_object(value) => *id,
         _ => return Err(CopyFailure::Invalid),
     };
-    if !on_path.insert(id) {
-        return Err(CopyFailure::Invalid); // a cycle
-    }
     if rt.is_array(id).map_err(|_| CopyFailure::Invalid)? {
+        // arrays: any prototype; the cycle check, then `value.length`
+        if !on_path.insert(id) {
+            return Err(CopyFailure::Invalid);
+        }
         let length = match rt
-            .get_own_property(id, &PropKey::from("length"))
+            .get(value, &PropKey::from("length"))
             .map_err(|_| CopyFailure::Invalid)?
         {
-            Some(Property::Data {
-                value: Value::Number(n),
-                ..
-            }) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,
+            Value::Number(n) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,
             _ => return Err(CopyFailure::Invalid),
         };
         return Ok(Step::Open(Frame::Array {
@@ -173,19 +179,18 @@ fn open(
             items: Vec::new(),
         }));
     }
+    // objects: the prototype, then the cycle check, then `Object.keys`
     let proto = rt.get_prototype_of(id).map_err(|_| CopyFailure::Invalid)?;
     if !matches!(proto, Proto::ObjectPrototype | Proto::Null) {
         return Err(CopyFailure::Invalid);
     }
-    let mut props = Vec::new();
-    rt.own_enumerable(id, &mut |k, p| {
-        props.push((k.clone(), p.clone()));
-        ControlFlow::Continue(())
-    })
-    .map_err(|_| CopyFailure::Invalid)?;
+    if !on_path.insert(id) {
+        return Err(CopyFailure::Invalid);
+    }
+    let keys = rt.object_keys(id).map_err(|_| CopyFailure::Invalid)?;
     Ok(Step::Open(Frame::Object {
         id,
-        props: props.into_iter(),
+        keys: keys.into_iter(),
         pending_key: None,
         items: Vec::new(),
     }))

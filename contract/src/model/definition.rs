@@ -33,16 +33,14 @@ fn invalid_batch() -> Error {
     Error::contract(ContractCode::InvalidToolBatch)
 }
 
-/// Snapshots one definition. Fields are read in the order name,
-/// description, validate, execute, and each is checked as soon as it is
-/// read, so a later field's getter does not run once an earlier one failed.
+/// Snapshots one definition, any object or function. The four fields are
+/// read first, in the order name, description, validate, execute (each
+/// `Object.hasOwn` then `Reflect.get`; the first that is missing or throws
+/// ends the reading), and only then checked in the same order.
 pub fn snapshot_definition(rt: &Runtime<'_>, definition: &Value) -> Result<ModelTool, Error> {
     let Value::Ref(id) = definition else {
         return Err(invalid_definition());
     };
-    if !rt.is_object(definition) {
-        return Err(invalid_definition());
-    }
     let read = |key: &str| -> Result<Value, Error> {
         rt.read_own(*id, &PropKey::from(key))
             .map_err(|_| invalid_definition())?
@@ -56,10 +54,14 @@ pub fn snapshot_definition(rt: &Runtime<'_>, definition: &Value) -> Result<Model
         Value::Ref(f) if rt.is_function(&v) => Ok(f),
         _ => Err(invalid_definition()),
     };
-    let name = text(read("name")?)?;
-    let description = text(read("description")?)?;
-    let validate = function(read("validate")?)?;
-    let execute = function(read("execute")?)?;
+    let name = read("name")?;
+    let description = read("description")?;
+    let validate = read("validate")?;
+    let execute = read("execute")?;
+    let name = text(name)?;
+    let description = text(description)?;
+    let validate = function(validate)?;
+    let execute = function(execute)?;
     Ok(ModelTool {
         name,
         description,
@@ -77,8 +79,8 @@ pub fn snapshot_batch(rt: &Runtime<'_>, batch: &Value) -> Result<Vec<ModelTool>,
     if !rt.is_object(batch) || !rt.is_array(*id).map_err(|_| invalid_batch())? {
         return Err(invalid_batch());
     }
-    let length = match rt.read_own(*id, &PropKey::from("length")) {
-        Ok(Some(Value::Number(n))) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,
+    let length = match rt.get(batch, &PropKey::from("length")) {
+        Ok(Value::Number(n)) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,
         _ => return Err(invalid_batch()),
     };
     let mut tools = Vec::new();
@@ -101,6 +103,19 @@ pub fn register_many(
 ) -> Result<(), Error> {
     let tools = snapshot_batch(rt, batch)?;
     registry.register_many(tools)
+}
+
+/// `new ToolRegistry(batch)`: `registerMany`'s rules, except that a missing
+/// batch (`undefined`) is the default parameter `[]`, as in the course.
+pub fn construct(
+    rt: &Runtime<'_>,
+    registry: &mut ModelRegistry,
+    batch: &Value,
+) -> Result<(), Error> {
+    if matches!(batch, Value::Undefined) {
+        return Ok(());
+    }
+    register_many(rt, registry, batch)
 }
 
 /// `registry.register(definition)`.

@@ -12,7 +12,8 @@ pub mod runtime;
 
 pub use call::{drive_call, execute_tool_call, Driven, RegistryArg};
 pub use definition::{
-    register, register_many, snapshot_batch, snapshot_definition, ModelRegistry, ModelTool,
+    construct, register, register_many, snapshot_batch, snapshot_definition, ModelRegistry,
+    ModelTool,
 };
 pub use heap::*;
 pub use runtime::{Arg, Copied, CopiedNode, Invoked, Runtime, Thrown, Trace, TraceEvent, TypeOf};

@@ -7,7 +7,7 @@
 use super::heap::{Node, NodeId, PropKey, Property, Proto, Value};
 use super::runtime::{Runtime, Thrown};
 use crate::js_string::{JsString, StrRef};
-use crate::serializer::{Classified, Entry, Failure, Opened, OutputSource, Slot};
+use crate::serializer::{Classified, Entry, Failure, Opened, OutputSource, Refused, Slot};
 use std::ops::ControlFlow;
 
 impl OutputSource for Runtime<'_> {
@@ -42,19 +42,18 @@ impl OutputSource for Runtime<'_> {
     fn open(&self, id: NodeId) -> Result<Opened, Failure<Thrown>> {
         let is_array = self.is_array(id).map_err(Failure::Thrown)?;
         let proto = self.get_prototype_of(id).map_err(Failure::Thrown)?;
-        let supported = if is_array {
-            matches!(
-                proto,
-                Proto::ArrayPrototype | Proto::Null | Proto::OtherRealmArray
-            )
-        } else {
-            matches!(
-                proto,
-                Proto::ObjectPrototype | Proto::Null | Proto::OtherRealmObject
-            )
-        };
-        if !supported {
-            return Err(Failure::Unsupported);
+        if is_array {
+            if !self
+                .supported_array_prototype(&proto)
+                .map_err(Failure::Thrown)?
+            {
+                return Err(Failure::Unsupported(Refused::Array));
+            }
+        } else if !self
+            .supported_object_prototype(&proto)
+            .map_err(Failure::Thrown)?
+        {
+            return Err(Failure::Unsupported(Refused::Object));
         }
         if !is_array {
             return Ok(Opened::Object);
@@ -95,9 +94,47 @@ impl OutputSource for Runtime<'_> {
         id: NodeId,
         visit: &mut dyn FnMut(Entry<JsString, Value>) -> ControlFlow<()>,
     ) -> Result<(), Thrown> {
-        self.own_enumerable(id, &mut |k, prop| match prop {
+        self.for_in_own(id, &mut |k, prop| match prop {
             Property::Data { value, .. } => visit(Entry::Data(k.clone(), value.clone())),
             Property::Accessor { .. } => visit(Entry::Accessor),
+        })
+    }
+}
+
+/// The course's prototype checks. A prototype of this realm or another is
+/// recognised by its shape: for objects, its own prototype is null and its
+/// own `constructor` is a function named `Object` whose `prototype` is it;
+/// for arrays, its parent passes the object check and its `constructor` is
+/// named `Array`. The model's realms are atoms that answer at once; any
+/// other prototype node is inspected as far as the course inspects it
+/// (`Object.getPrototypeOf`, then the `constructor` descriptor), so a proxy
+/// used as a prototype runs those traps, and is refused, because no model
+/// function is a realm's `Object` or `Array` constructor.
+impl Runtime<'_> {
+    fn supported_object_prototype(&self, proto: &Proto) -> Result<bool, Thrown> {
+        Ok(match proto {
+            Proto::ObjectPrototype | Proto::Null | Proto::OtherRealmObject => true,
+            Proto::Node(p) => {
+                if self.get_prototype_of(*p)? == Proto::Null {
+                    self.get_own_property(*p, &PropKey::from("constructor"))?;
+                }
+                false
+            }
+            _ => false,
+        })
+    }
+
+    fn supported_array_prototype(&self, proto: &Proto) -> Result<bool, Thrown> {
+        Ok(match proto {
+            Proto::ArrayPrototype | Proto::Null | Proto::OtherRealmArray => true,
+            Proto::Node(p) => {
+                let parent = self.get_prototype_of(*p)?;
+                if self.supported_object_prototype(&parent)? {
+                    self.get_own_property(*p, &PropKey::from("constructor"))?;
+                }
+                false
+            }
+            _ => false,
         })
     }
 }

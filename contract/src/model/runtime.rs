@@ -236,6 +236,13 @@ impl<'h> Runtime<'h> {
         matches!(value, Value::Ref(_)) && self.type_of(value) == TypeOf::Object
     }
 
+    /// `typeof value === "object" && value !== null || typeof value ===
+    /// "function"`: what the course's `isObjectLike` accepts as a definition,
+    /// a call, a decision or a thrown value with a message.
+    pub fn is_object_like(&self, value: &Value) -> bool {
+        matches!(value, Value::Ref(_))
+    }
+
     pub fn is_function(&self, value: &Value) -> bool {
         self.type_of(value) == TypeOf::Function
     }
@@ -320,13 +327,15 @@ impl<'h> Runtime<'h> {
         Ok(None)
     }
 
-    /// Reads an own property once: its value, running a getter with
-    /// `receiver` as `this`. `None` when there is no such own property.
+    /// `Object.hasOwn(receiver, key) ? Reflect.get(receiver, key) : missing`:
+    /// how the course reads a field of a call, a definition, a decision or a
+    /// batch. A proxy runs `getOwnPropertyDescriptor`, then `get`; an own
+    /// getter runs once. `None` when there is no such own property.
     pub fn read_own(&self, receiver: NodeId, key: &PropKey) -> Result<Option<Value>, Thrown> {
-        match self.get_own_property(receiver, key)? {
-            None => Ok(None),
-            Some(prop) => self.property_value(prop).map(Some),
+        if self.get_own_property(receiver, key)?.is_none() {
+            return Ok(None);
         }
+        self.get(&Value::Ref(receiver), key).map(Some)
     }
 
     /// The value of a property: the data, or what its getter returns.
@@ -374,67 +383,91 @@ impl<'h> Runtime<'h> {
         Ok(Value::Undefined)
     }
 
-    /// Walks the own enumerable string-keyed properties (`Object.keys`
-    /// order) until `visit` breaks. A proxy runs its `ownKeys` trap once and
-    /// its `getOwnPropertyDescriptor` trap for each string key in order,
-    /// hidden ones included, until the walk stops.
-    pub fn own_enumerable(
+    /// The serializer's walk of an object's keys, as the course writes it and
+    /// V8 runs it: `for (const key in value) { if (!Object.hasOwn(value, key))
+    /// continue; <visit>; Object.getOwnPropertyDescriptor(value, key) }`.
+    /// Own enumerable string keys in own-key order, until `visit` breaks.
+    /// Through a proxy, `for...in` runs `ownKeys` and `getPrototypeOf` first,
+    /// then per string key one `getOwnPropertyDescriptor` to learn whether it
+    /// is enumerable (hidden keys included), and for an enumerable one a
+    /// second (`Object.hasOwn`) before `visit` and a third after it.
+    pub fn for_in_own(
         &self,
-        mut id: NodeId,
+        id: NodeId,
         visit: &mut dyn FnMut(&JsString, &Property) -> ControlFlow<()>,
     ) -> Result<(), Thrown> {
-        let mut proxies: Vec<(NodeId, &ProxyNode)> = Vec::new();
+        let Some(target) = self.unwrap_proxies(id) else {
+            return Ok(());
+        };
+        let Some(Node::Object(o)) = self.heap.node(target) else {
+            return Ok(());
+        };
+        if target == id {
+            for (k, prop) in o.enumerable_strings() {
+                if visit(k, prop).is_break() {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        // `ownKeys` reaches down the whole chain, then for...in asks the
+        // outer proxy for its prototype
+        self.own_keys_traps(id)?;
+        self.get_prototype_of(id)?;
+        for key in o.keys() {
+            let PropKey::String(k) = key else { continue };
+            self.get_own_property(id, key)?; // for...in's filter
+            let Some(prop) = o.own(key).filter(|prop| prop.enumerable()) else {
+                continue;
+            };
+            self.get_own_property(id, key)?; // Object.hasOwn
+            if visit(k, prop).is_break() {
+                break;
+            }
+            self.get_own_property(id, key)?; // the descriptor read
+        }
+        Ok(())
+    }
+
+    /// Runs the `ownKeys` trap of every proxy on the chain from `id`.
+    fn own_keys_traps(&self, mut id: NodeId) -> Result<(), Thrown> {
         for _ in 0..=MAX_CHAIN {
             match self.heap.node(id) {
                 Some(Node::Proxy(p)) => {
                     self.trap(id, p, Trap::OwnKeys)?;
-                    proxies.push((id, p));
                     id = p.target;
-                }
-                Some(Node::Object(o)) if proxies.is_empty() => {
-                    for (k, prop) in o.enumerable_strings() {
-                        if visit(k, prop).is_break() {
-                            break;
-                        }
-                    }
-                    return Ok(());
-                }
-                Some(Node::Object(o)) => {
-                    // through a proxy, enumerability is only known by asking:
-                    // every string key costs a descriptor trap, hidden ones too,
-                    // as `Reflect.ownKeys` + `getOwnPropertyDescriptor` does
-                    for key in o.keys() {
-                        let PropKey::String(k) = key else { continue };
-                        for (pid, p) in &proxies {
-                            self.trap(*pid, p, Trap::GetOwnPropertyDescriptor)?;
-                        }
-                        let visible = o.own(key).filter(|prop| prop.enumerable());
-                        if let Some(prop) = visible {
-                            if visit(k, prop).is_break() {
-                                break;
-                            }
-                        }
-                    }
-                    return Ok(());
-                }
-                Some(Node::Array(a)) => {
-                    for (i, prop) in &a.slots {
-                        if !prop.enumerable() {
-                            continue;
-                        }
-                        for (pid, p) in &proxies {
-                            self.trap(*pid, p, Trap::GetOwnPropertyDescriptor)?;
-                        }
-                        if visit(&JsString::from(i.to_string()), prop).is_break() {
-                            break;
-                        }
-                    }
-                    return Ok(());
                 }
                 _ => return Ok(()),
             }
         }
         Ok(())
+    }
+
+    /// `Object.keys(value)`: the own enumerable string keys in own-key
+    /// order, as the target holds them. A proxy runs `ownKeys` down its
+    /// chain once, then `getOwnPropertyDescriptor` for every string key
+    /// (hidden ones included), all before the caller reads any value.
+    pub fn object_keys(&self, id: NodeId) -> Result<Vec<JsString>, Thrown> {
+        let Some(target) = self.unwrap_proxies(id) else {
+            return Ok(Vec::new());
+        };
+        let Some(Node::Object(o)) = self.heap.node(target) else {
+            return Ok(Vec::new());
+        };
+        if target == id {
+            return Ok(o.enumerable_strings().map(|(k, _)| k.clone()).collect());
+        }
+        self.own_keys_traps(id)?;
+        let mut keys = Vec::new();
+        for key in o.keys() {
+            let PropKey::String(k) = key else { continue };
+            // through a proxy, enumerability is only known by asking
+            self.get_own_property(id, key)?;
+            if o.own(key).is_some_and(Property::enumerable) {
+                keys.push(k.clone());
+            }
+        }
+        Ok(keys)
     }
 
     /// Calls a function node once with `args`; scripts run their effects
@@ -480,23 +513,24 @@ impl<'h> Runtime<'h> {
         }
     }
 
-    /// The failure message of a thrown value: a non-empty string, or an own
-    /// data property `message` that is a non-empty string. No getter,
-    /// prototype or trap is consulted (a thrown proxy has no message).
+    /// The failure message of a thrown value: a non-empty string, or the
+    /// value of `Object.getOwnPropertyDescriptor(thrown, "message")` when it
+    /// is a data property holding a non-empty string. No getter or prototype
+    /// is consulted; a thrown proxy runs its `getOwnPropertyDescriptor` trap
+    /// (and answers for its target), and a trap that throws gives no message.
     pub fn failure_message(&self, thrown: &Thrown) -> Option<JsString> {
         match thrown {
             Thrown::TypeError(m) => Some(JsString::new(m)),
             Thrown::Value(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-            Thrown::Value(Value::Ref(id)) => match self.heap.node(*id) {
-                Some(Node::Object(o)) => match o.own(&PropKey::from("message")) {
-                    Some(Property::Data {
+            Thrown::Value(Value::Ref(id)) => {
+                match self.get_own_property(*id, &PropKey::from("message")) {
+                    Ok(Some(Property::Data {
                         value: Value::String(s),
                         ..
-                    }) if !s.is_empty() => Some(s.clone()),
+                    })) if !s.is_empty() => Some(s),
                     _ => None,
-                },
-                _ => None,
-            },
+                }
+            }
             Thrown::Value(_) => None,
         }
     }

@@ -277,6 +277,9 @@ enum Role {
     /// A function value inside an output (`toJSON` included): never called.
     OutputFunction,
     OutputProxy,
+    /// A proxy thrown (or rejected with) somewhere: the failure message
+    /// is read through its `getOwnPropertyDescriptor` trap.
+    ThrownProxy,
 }
 
 /// Where a walk is in the scenario's graph.
@@ -584,6 +587,33 @@ fn analyse(built: &Built) -> HashMap<NodeId, Role> {
         }
     }
     w.run();
+    // anything thrown or rejected with, wherever it is: a proxy there runs
+    // a trap only when a failure message is read from it
+    for i in 0..built.heap.len() {
+        let thrown: Vec<&Value> = match built.heap.node(NodeId(i as u32)) {
+            Some(Node::Function(f)) => match &f.script.completion {
+                Completion::Throw(v) | Completion::CallArg { index: 1, value: v } => vec![v],
+                _ => Vec::new(),
+            },
+            Some(Node::Promise(PromiseNode::Rejected(v))) => vec![v],
+            Some(Node::Proxy(p)) => p
+                .traps
+                .values()
+                .filter_map(|t| match t {
+                    crate::model::TrapBehavior::Throw(v) => Some(v),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for v in thrown {
+            if let Value::Ref(id) = v {
+                if matches!(built.heap.node(*id), Some(Node::Proxy(_))) {
+                    w.mark(*id, Role::ThrownProxy);
+                }
+            }
+        }
+    }
     w.roles
 }
 
@@ -608,6 +638,7 @@ fn cancel_requirement_of(role: Role) -> &'static str {
         | Role::DefinitionGetter
         | Role::InheritedDefinitionGetter
         | Role::DefinitionProxy => "CORE-CAN-01",
+        Role::ThrownProxy => "CORE-RES-03",
     }
 }
 
@@ -620,6 +651,7 @@ fn trap_requirement_of(role: Role) -> Option<&'static str> {
         Role::DecisionProxy => Some("CORE-VAL-08"),
         Role::DefinitionProxy => Some("CORE-DEF-06"),
         Role::BatchProxy => Some("CORE-REG-01"),
+        Role::ThrownProxy => Some("CORE-RES-03"),
         _ => None,
     }
 }
@@ -714,21 +746,26 @@ impl<'s> Facts<'s> {
     /// The CAN requirement of call `i`'s cancellation, from where the abort
     /// comes from: the plan, else the node whose run the reference's trace
     /// shows just before the abort, else any node that can abort.
+    /// The role of what aborted the signal first in `trace`: the function
+    /// or trap recorded just before the abort, when it is one that aborts.
+    fn abort_source(&self, trace: &[Event]) -> Option<Role> {
+        let abort_at = trace.iter().position(|e| matches!(e, Event::Abort(_)));
+        let before = abort_at
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| trace.get(k));
+        match before {
+            Some(Event::Call(c)) if self.function_aborts(&c.call) => self.role(&c.call),
+            Some(Event::Trap(t)) if self.trap_aborts(&t.proxy, t.trap) => self.role(&t.proxy),
+            _ => None,
+        }
+    }
+
     fn cancel_requirement(&self, i: usize, trace: &[Event]) -> &'static str {
         let plan = self.scenario.calls.get(i).and_then(|c| c.abort.as_ref());
         if let Some(AbortPlan::Before(_)) = plan {
             return "CORE-CAN-01";
         }
-        let abort_at = trace.iter().position(|e| matches!(e, Event::Abort(_)));
-        let before = abort_at
-            .and_then(|k| k.checked_sub(1))
-            .and_then(|k| trace.get(k));
-        let source = match before {
-            Some(Event::Call(c)) if self.function_aborts(&c.call) => self.role(&c.call),
-            Some(Event::Trap(t)) if self.trap_aborts(&t.proxy, t.trap) => self.role(&t.proxy),
-            _ => None,
-        };
-        if let Some(role) = source {
+        if let Some(role) = self.abort_source(trace) {
             return cancel_requirement_of(role);
         }
         if let Some(AbortPlan::WhenPending(_)) = plan {
@@ -1086,6 +1123,17 @@ impl<'s> Facts<'s> {
                 "CORE-NRE-03",
                 format!("{label}: the genuine error propagated before the abort check"),
             )),
+            (Outcome::Result(_), Outcome::Cancelled(_))
+                if self.abort_source(&e.trace) == Some(Role::ThrownProxy) =>
+            {
+                out.push(Violation::named(
+                    "CORE-RES-03",
+                    format!(
+                        "{label}: an abort while the failure message was read came after the \
+                         failure path's check, so the call must give its result"
+                    ),
+                ))
+            }
             (Outcome::Result(er), Outcome::NonRecoverable(_))
                 if error_payload(&er.content)
                     .is_some_and(|p| p.code == "TOOL_VALIDATION_FAILED") =>
@@ -1706,7 +1754,8 @@ impl<'s> Facts<'s> {
             | Role::CallProxy
             | Role::ArgumentsProxy
             | Role::DecisionProxy
-            | Role::OutputProxy => return None,
+            | Role::OutputProxy
+            | Role::ThrownProxy => return None,
         };
         Some((requirement, plain))
     }

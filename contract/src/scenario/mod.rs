@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod checks;
+pub mod host_limits;
 pub mod spec;
 
 pub use build::{build, build_with, Built, Limits};

@@ -6,7 +6,9 @@ use super::build::{build_with, Built, Limits};
 use super::observation::*;
 use super::spec::{AbortPlan, RegistryKind, Scenario};
 use crate::error::{Error, ErrorKind};
-use crate::model::{drive_call, register_many, Driven, ModelRegistry, RegistryArg, Runtime, Trace};
+use crate::model::{
+    construct, drive_call, register_many, Driven, ModelRegistry, RegistryArg, Runtime, Trace,
+};
 use crate::signal::{AbortReason, AbortSignal};
 
 /// The expected observation of `scenario`. `Err` when the scenario is
@@ -23,10 +25,10 @@ pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, 
     // a failed construction leaves no registry: the calls then run on an
     // empty one, which is what remains observable
     if let Some(batch) = &built.initial {
-        observation.initial = Some(register(&built, &mut registry, batch)?);
+        observation.initial = Some(register(&built, &mut registry, batch, construct)?);
     }
     for batch in &built.registrations {
-        let registered = register(&built, &mut registry, batch)?;
+        let registered = register(&built, &mut registry, batch, register_many)?;
         observation.registrations.push(registered);
     }
     for (spec, call) in scenario.calls.iter().zip(&built.calls) {
@@ -63,10 +65,11 @@ fn register(
     built: &Built,
     registry: &mut ModelRegistry,
     batch: &crate::model::Value,
+    how: fn(&Runtime<'_>, &mut ModelRegistry, &crate::model::Value) -> Result<(), Error>,
 ) -> Result<RegistrationObserved, Error> {
     let trace = Trace::default();
     let rt = Runtime::new(&built.heap, AbortSignal::new(), trace.clone());
-    let outcome = match register_many(&rt, registry, batch) {
+    let outcome = match how(&rt, registry, batch) {
         Ok(()) => Registered::Ok,
         Err(e) => match e.contract_code() {
             Some(code) => Registered::ContractError(code),

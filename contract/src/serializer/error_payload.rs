@@ -78,7 +78,7 @@ pub fn error_content(code: &str, message: StrRef<'_>) -> super::Serialized {
         Ok(s) => s,
         Err(Failure::Thrown(never)) => match never {},
         // open() of the payload never reports an unsupported prototype
-        Err(Failure::Unsupported) => super::Serialized {
+        Err(Failure::Unsupported(_)) => super::Serialized {
             content: String::new(),
             truncated: false,
             usage: Default::default(),

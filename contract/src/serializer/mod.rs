@@ -1,4 +1,4 @@
-//! The bounded serializer of core.md: one walk, written once, over any
+//! The bounded serializer of CONTRACT.md: one walk, written once, over any
 //! [`OutputSource`] (the host model's graphs, `serde_json` values, and the
 //! `{error:{code,message}}` payload of error results), so every kind of
 //! output is bounded by the same budgets and written to the same bytes.
@@ -66,10 +66,28 @@ pub enum Entry<K, V> {
 /// Why a container could not be serialized.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure<T> {
-    /// Its prototype is not one the serializer accepts.
-    Unsupported,
+    /// Its prototype is not one the serializer accepts: the walk throws a
+    /// `TypeError` whose message depends on the kind of container.
+    Unsupported(Refused),
     /// The host threw while it was inspected (a proxy trap, a revoked proxy).
     Thrown(T),
+}
+
+/// Which kind of container the serializer refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    Array,
+    Object,
+}
+
+impl Refused {
+    /// The message of the `TypeError` the walk throws.
+    pub fn message(self) -> &'static str {
+        match self {
+            Refused::Array => crate::constants::message::OUTPUT_ARRAY_PROTOTYPE,
+            Refused::Object => crate::constants::message::OUTPUT_OBJECT_PROTOTYPE,
+        }
+    }
 }
 
 /// A host whose values the serializer can walk.
@@ -130,7 +148,7 @@ pub struct Usage {
 /// 8194 units), so their order cannot change the output.
 const KEY_COMPARE_UNITS: usize = 2 * (MAX_STRING_CHARS + 1);
 
-/// Serializes `root` within the budgets of core.md.
+/// Serializes `root` within the budgets of CONTRACT.md.
 pub fn serialize<S: OutputSource>(
     source: &S,
     root: &S::Value,
@@ -404,6 +422,11 @@ impl<S: OutputSource> Walk<'_, S> {
             }
             if index > 0 {
                 self.w.push(',');
+                if self.w.truncated() {
+                    // a comma that does not fit ends the walk before the
+                    // slot is inspected (no trap runs for it)
+                    return Ok(());
+                }
             }
             match self.source.slot(h, index).map_err(Failure::Thrown)? {
                 Slot::Hole => self.marker(marker::EMPTY),
@@ -417,6 +440,11 @@ impl<S: OutputSource> Walk<'_, S> {
 
     fn object(&mut self, h: S::Handle, depth: usize) -> Result<(), Failure<S::Thrown>> {
         self.w.push('{');
+        if self.w.truncated() {
+            // an opening brace that does not fit ends the walk before the
+            // keys are enumerated (no trap runs)
+            return Ok(());
+        }
         let mut kept: Vec<(S::Key, S::Value)> = Vec::new();
         let source = self.source;
         source
@@ -484,7 +512,7 @@ mod tests {
         }
     }
 
-    /// The writer and quoted strings of core.md written the plain way: one
+    /// The writer and quoted strings of CONTRACT.md written the plain way: one
     /// code point at a time, every check every time.
     #[derive(Default)]
     struct Reference {

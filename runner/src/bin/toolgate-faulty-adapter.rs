@@ -40,6 +40,9 @@ enum Fault {
     ReplyError,
     /// Writes to stderr while answering correctly.
     Chatty,
+    /// Writes a note to stderr right before every reply (no `--at`), to
+    /// check that each note stays with its own case.
+    ChattyAll,
     /// Answers with a lone surrogate escaped at the start of the first
     /// result's content, as `JSON.stringify` writes one.
     LoneSurrogate,
@@ -121,6 +124,11 @@ fn main() {
                     })
                     .expect("reply")
                 };
+                if args.fault == Fault::ChattyAll {
+                    eprintln!("faulty adapter: a note on stderr for seq {seq}");
+                    send(reply(seq));
+                    continue;
+                }
                 if seq != args.at {
                     send(reply(seq));
                     continue;
@@ -156,9 +164,10 @@ fn main() {
                         eprintln!("faulty adapter: a note on stderr for seq {seq}");
                         send(reply(seq));
                     }
-                    Fault::NoHandshake | Fault::WrongProtocol | Fault::LoseEffect => {
-                        send(reply(seq))
-                    }
+                    Fault::NoHandshake
+                    | Fault::WrongProtocol
+                    | Fault::LoseEffect
+                    | Fault::ChattyAll => send(reply(seq)),
                 }
             }
         }
