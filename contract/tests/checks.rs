@@ -1078,3 +1078,51 @@ fn thrown_messages_name_their_step_and_the_failure_message_rule() {
         &[("another message", &message("changed"), "CORE-EXE-04")],
     );
 }
+
+/// Any single trace event of any core case that an implementation leaves
+/// out, or runs twice, is named: no difference of that kind falls back to
+/// an unnamed diff.
+#[test]
+fn a_missing_or_repeated_trace_event_always_names_a_requirement() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/cases/core");
+    let files = toolgate_contract::scenario::corpus::load_dir(&dir).unwrap();
+    let mut unnamed = Vec::new();
+    for (path, file) in &files {
+        for case in &file.cases {
+            let Some(expected) = &case.expect else {
+                continue;
+            };
+            for (i, call) in expected.calls.iter().enumerate() {
+                for k in 0..call.trace.len() {
+                    for repeat in [false, true] {
+                        let mut actual = expected.clone();
+                        let trace = &mut actual.calls[i].trace;
+                        if repeat {
+                            let event = trace[k].clone();
+                            trace.insert(k, event);
+                        } else {
+                            trace.remove(k);
+                        }
+                        let found = check_core(&case.scenario, expected, &actual);
+                        assert!(!found.is_empty(), "{}: a changed trace passes", case.name);
+                        if found.iter().any(|v| v.requirement.is_none()) {
+                            unnamed.push(format!(
+                                "{} {}/{}: call {i}, event {k} {}",
+                                path.display(),
+                                file.group,
+                                case.name,
+                                if repeat { "repeated" } else { "left out" }
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        unnamed.is_empty(),
+        "{} unnamed difference(s), first: {:#?}",
+        unnamed.len(),
+        &unnamed[..unnamed.len().min(15)]
+    );
+}

@@ -479,20 +479,29 @@ impl<'h> Walk<'h> {
                         }
                     }
                 }
-                match o.own(&PropKey::from("then")) {
+                let then = match o.own(&PropKey::from("then")) {
                     Some(Property::Data {
                         value: Value::Ref(f),
                         ..
-                    }) => self.mark(*f, Role::Then),
+                    }) => Some(*f),
                     Some(Property::Accessor {
                         getter: Some(g), ..
                     }) => {
                         self.mark(*g, Role::Then);
-                        if let Some(Value::Ref(f)) = self.returned(*g) {
-                            self.mark(*f, Role::Then);
+                        match self.returned(*g) {
+                            Some(Value::Ref(f)) => Some(*f),
+                            _ => None,
                         }
                     }
-                    _ => {}
+                    _ => None,
+                };
+                if let Some(f) = then {
+                    self.mark(f, Role::Then);
+                    // what a validator's `then` returns is observed in turn:
+                    // a thenable there has its own `then` called
+                    if let Some(v) = self.returned(f) {
+                        self.push(v, Place::Decision);
+                    }
                 }
                 self.push_proto(&o.proto, Place::DecisionProto);
             }
@@ -534,6 +543,8 @@ impl<'h> Walk<'h> {
                         Property::Accessor { getter: None, .. } => {}
                     }
                 }
+                // an array's prototype is inspected too (a proxy there traps)
+                self.push_proto(&a.proto, Place::OutputProto);
             }
             (Node::Promise(PromiseNode::Fulfilled(v)), Place::Output) => {
                 self.push(v, Place::Output);
@@ -567,7 +578,7 @@ fn analyse(built: &Built) -> HashMap<NodeId, Role> {
         validators: Vec::new(),
         executors: Vec::new(),
     };
-    for v in &built.registrations {
+    for v in built.initial.iter().chain(&built.registrations) {
         w.push(v, Place::Batch);
     }
     w.run();
