@@ -742,24 +742,19 @@ fn order_a_bracket_or_comma_that_does_not_fit_ends_the_walk_before_any_trap() {
         let kept: String = format!("[\"{text}").chars().take(4072).collect();
         format!("{kept}{TRUNCATION_MARKER}")
     };
-    let seen = check(&heap, root, Ok(&cut(&s)));
+    let traps = |seen: Seen| -> Vec<TraceEvent> {
+        seen.trace
+            .into_iter()
+            .filter(|e| matches!(e, TraceEvent::TrapRan { .. }))
+            .collect()
+    };
     let ran = |proxy, trap| TraceEvent::TrapRan { proxy, trap };
-    let traps: Vec<_> = seen
-        .trace
-        .iter()
-        .filter(|e| matches!(e, TraceEvent::TrapRan { .. }))
-        .cloned()
-        .collect();
-    assert_eq!(traps, [ran(object, Trap::GetPrototypeOf)]);
-    let seen = check(&heap, array, Ok(&cut(&t)));
-    let traps: Vec<_> = seen
-        .trace
-        .iter()
-        .filter(|e| matches!(e, TraceEvent::TrapRan { .. }))
-        .cloned()
-        .collect();
     assert_eq!(
-        traps,
+        traps(check(&heap, root, Ok(&cut(&s)))),
+        [ran(object, Trap::GetPrototypeOf)]
+    );
+    assert_eq!(
+        traps(check(&heap, array, Ok(&cut(&t)))),
         [
             ran(array, Trap::GetPrototypeOf),
             ran(array, Trap::GetOwnPropertyDescriptor),
