@@ -13,9 +13,10 @@ use crate::constants::message;
 use crate::error::Error;
 use crate::js_string::JsString;
 use crate::serializer::{serialize, Failure, Serialized};
-use crate::signal::AbortSignal;
+use crate::signal::{AbortReason, AbortSignal};
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Thenables resolving to thenables are followed this many times; a longer
@@ -38,7 +39,26 @@ pub async fn execute_tool_call(
     registry: RegistryArg<'_>,
     call: &Value,
 ) -> Result<ToolResult, Error> {
-    let host = ModelCall { rt, registry, call };
+    execute_aborting_at_job(rt, registry, call, None, &AtomicUsize::new(0)).await
+}
+
+/// [`execute_tool_call`] with an abort from outside before the `job`-th job
+/// of the call's asynchronous tail (see [`ModelCall::job`]), if it has one;
+/// `jobs` counts the jobs begun.
+async fn execute_aborting_at_job(
+    rt: &Runtime<'_>,
+    registry: RegistryArg<'_>,
+    call: &Value,
+    abort: Option<(usize, AbortReason)>,
+    jobs: &AtomicUsize,
+) -> Result<ToolResult, Error> {
+    let host = ModelCall {
+        rt,
+        registry,
+        call,
+        abort,
+        jobs,
+    };
     run(&host).await
 }
 
@@ -46,6 +66,10 @@ struct ModelCall<'a, 'h> {
     rt: &'a Runtime<'h>,
     registry: RegistryArg<'a>,
     call: &'a Value,
+    /// An abort from outside, before this job of the asynchronous tail.
+    abort: Option<(usize, AbortReason)>,
+    /// Jobs of the asynchronous tail begun so far.
+    jobs: &'a AtomicUsize,
 }
 
 /// How an awaited value settles.
@@ -56,6 +80,22 @@ enum Awaited {
 }
 
 impl ModelCall<'_, '_> {
+    /// A job boundary of the call's asynchronous tail. Everything up to the
+    /// executor's return and `Promise.resolve` of it runs in the job that
+    /// started the call; after it, in the course's order, each `then` of a
+    /// thenable result is called in a job of its own, the second promise's
+    /// fulfilment (or rejection) callback runs in the next, and the
+    /// resumption after `await` (the check, the serialization, the result)
+    /// in the last. An abort from outside can land only between these.
+    fn job(&self) {
+        let n = self.jobs.fetch_add(1, Ordering::Relaxed);
+        if let Some((at, reason)) = &self.abort {
+            if *at == n {
+                self.rt.abort_with(reason.clone());
+            }
+        }
+    }
+
     fn read_field(&self, id: super::heap::NodeId, key: &str) -> Result<Value, SnapshotFailure> {
         self.rt
             .read_own(id, &PropKey::from(key))
@@ -93,6 +133,7 @@ impl ModelCall<'_, '_> {
             if !self.rt.is_function(&then) {
                 return Awaited::Fulfilled(value);
             }
+            self.job();
             match self.rt.call(f, vec![Arg::Callback, Arg::Callback]) {
                 Err(t) => return Awaited::Rejected(t),
                 Ok(Invoked::CalledBack { index: 0, value: v }) => value = v,
@@ -288,8 +329,17 @@ impl CallHost for ModelCall<'_, '_> {
             .call(tool.execute, vec![Arg::Value(value), context])?
             .value();
         Ok(match self.awaited(returned) {
-            Awaited::Fulfilled(v) => futures::future::ready(self.resolved_again(v)).boxed(),
-            Awaited::Rejected(t) => futures::future::ready(Err(t)).boxed(),
+            Awaited::Fulfilled(v) => {
+                self.job(); // the second promise's fulfilment callback
+                let settled = self.resolved_again(v);
+                self.job(); // the resumption after `await`
+                futures::future::ready(settled).boxed()
+            }
+            Awaited::Rejected(t) => {
+                self.job();
+                self.job();
+                futures::future::ready(Err(t)).boxed()
+            }
             Awaited::Pending(late) => {
                 if let Some((promise, Some(settlement))) = late {
                     let rejected = matches!(settlement, Settlement::Reject(_));
@@ -359,4 +409,35 @@ pub fn drive_call(
         Poll::Ready(done) => Driven::Done(done),
         Poll::Pending => Driven::Pending,
     }
+}
+
+/// Runs a model call with an abort from outside before job `job` of its
+/// asynchronous tail ([`ModelCall::job`]); when the call has no such job,
+/// the abort lands while it is pending, or after it settled (where it
+/// changes nothing but fires the listeners still attached). Returns how the
+/// call ended and whether the abort landed inside the tail.
+pub fn drive_call_aborting_at_job(
+    rt: &Runtime<'_>,
+    registry: RegistryArg<'_>,
+    call: &Value,
+    job: usize,
+    reason: AbortReason,
+) -> (Driven, bool) {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+    let jobs = AtomicUsize::new(0);
+    let abort = Some((job, reason.clone()));
+    let mut future = std::pin::pin!(execute_aborting_at_job(rt, registry, call, abort, &jobs));
+    let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+    let first = future.as_mut().poll(&mut cx);
+    let inside = jobs.load(Ordering::Relaxed) > job;
+    rt.abort_with(reason);
+    let driven = match first {
+        Poll::Ready(done) => Driven::Done(done),
+        Poll::Pending => match future.as_mut().poll(&mut cx) {
+            Poll::Ready(done) => Driven::Done(done),
+            Poll::Pending => Driven::Pending,
+        },
+    };
+    (driven, inside)
 }

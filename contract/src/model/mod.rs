@@ -10,7 +10,7 @@ pub mod heap;
 pub mod output;
 pub mod runtime;
 
-pub use call::{drive_call, execute_tool_call, Driven, RegistryArg};
+pub use call::{drive_call, drive_call_aborting_at_job, execute_tool_call, Driven, RegistryArg};
 pub use definition::{
     construct, register, register_many, snapshot_batch, snapshot_definition, ModelRegistry,
     ModelTool,

@@ -7,7 +7,8 @@ use super::observation::*;
 use super::spec::{AbortPlan, RegistryKind, Scenario};
 use crate::error::{Error, ErrorKind};
 use crate::model::{
-    construct, drive_call, register_many, Driven, ModelRegistry, RegistryArg, Runtime, Trace,
+    construct, drive_call, drive_call_aborting_at_job, register_many, Driven, ModelRegistry,
+    RegistryArg, Runtime, Trace,
 };
 use crate::signal::{AbortReason, AbortSignal};
 
@@ -19,6 +20,52 @@ pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
 
 /// [`observe`] within other decoding limits (the fuzz targets' smaller ones).
 pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, Error> {
+    observe_aborting(scenario, limits, None).map(|(o, _)| o)
+}
+
+/// Longest asynchronous tail a call's abort points are looked for in: the
+/// 64 `then` calls of a thenable chain, the second promise's callback and
+/// the resumption, and the point after them.
+pub const MAX_ABORT_POINTS: usize = 64 + 3;
+
+/// The reference's abort points of call `call`: its observation for an
+/// abort from outside (with `reason`) before each job of its asynchronous
+/// tail in turn, then while it is pending or after it settled, with equal
+/// neighbours kept once. An implementation that takes other jobs must still
+/// give, for an abort after any number of job-queue turns, one of these,
+/// never an earlier one after a later one (SPEC.md, the sweep).
+pub fn abort_points(
+    scenario: &Scenario,
+    call: usize,
+    reason: &AbortReason,
+) -> Result<Vec<CallObserved>, Error> {
+    let mut points: Vec<CallObserved> = Vec::new();
+    for job in 0..=MAX_ABORT_POINTS {
+        let (observation, inside) =
+            observe_aborting(scenario, Limits::CASES, Some((call, job, reason.clone())))?;
+        let observed = observation
+            .calls
+            .into_iter()
+            .nth(call)
+            .ok_or_else(|| Error::scenario(format!("the scenario has no call {call}")))?;
+        if points.last() != Some(&observed) {
+            points.push(observed);
+        }
+        if !inside {
+            break;
+        }
+    }
+    Ok(points)
+}
+
+/// The observation, with call `i` of `sweep` (if any) aborted before job
+/// `job` of its asynchronous tail; `true` when that abort landed inside it.
+fn observe_aborting(
+    scenario: &Scenario,
+    limits: Limits,
+    sweep: Option<(usize, usize, AbortReason)>,
+) -> Result<(Observation, bool), Error> {
+    let mut inside = false;
     let built = build_with(scenario, limits)?;
     let mut registry = ModelRegistry::new();
     let mut observation = Observation::default();
@@ -31,7 +78,7 @@ pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, 
         let registered = register(&built, &mut registry, batch, register_many)?;
         observation.registrations.push(registered);
     }
-    for (spec, call) in scenario.calls.iter().zip(&built.calls) {
+    for (i, (spec, call)) in scenario.calls.iter().zip(&built.calls).enumerate() {
         let trace = Trace::default();
         let signal = AbortSignal::new();
         let mut when_pending = None;
@@ -49,7 +96,16 @@ pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, 
             RegistryKind::Real => RegistryArg::Real(&registry),
             RegistryKind::NotARegistry => RegistryArg::NotARegistry,
         };
-        let outcome = outcome(&built, drive_call(&rt, arg, call, when_pending))?;
+        let driven = match &sweep {
+            Some((at, job, reason)) if *at == i => {
+                let (driven, landed) =
+                    drive_call_aborting_at_job(&rt, arg, call, *job, reason.clone());
+                inside = landed;
+                driven
+            }
+            _ => drive_call(&rt, arg, call, when_pending),
+        };
+        let outcome = outcome(&built, driven)?;
         observation.calls.push(CallObserved {
             outcome,
             trace: encode_trace(&built, &snapshot(&trace)),
@@ -57,7 +113,7 @@ pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, 
         });
     }
     observation.names = registry.names().iter().map(encode_string).collect();
-    Ok(observation)
+    Ok((observation, inside))
 }
 
 /// One `registerMany` (or construction) with its own throwaway signal.
