@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { identify, loadImplementation, observe, UnrepresentableScenario } from './observe.mjs';
 
 const SUITES = ['core', 'boundary'];
-const CAPABILITIES = ['proxy', 'bigint', 'symbol', 'accessors', 'otherRealm', 'loneSurrogates', 'concurrent'];
+const CAPABILITIES = ['proxy', 'bigint', 'symbol', 'accessors', 'otherRealm', 'loneSurrogates', 'concurrent', 'jobTurns'];
 
 function parseArguments(argv) {
   let module = fileURLToPath(new URL('./toolgate-core.mjs', import.meta.url));

@@ -181,10 +181,23 @@ export class Built {
       let abort;
       if (spec.abort !== undefined) {
         if (!isSpecObject(spec.abort)) throw new ScenarioError(`${at}/abort: must be an object`);
-        only(spec.abort, ['before', 'whenPending'], `${at}/abort`);
+        only(spec.abort, ['before', 'whenPending', 'afterTurns'], `${at}/abort`);
         const plans = Object.keys(spec.abort);
-        if (plans.length !== 1) throw new ScenarioError(`${at}/abort: one of before, whenPending`);
-        abort = { when: plans[0], reason: this.reasonSpec(spec.abort[plans[0]], `${at}/abort/${plans[0]}`) };
+        if (plans.length !== 1) throw new ScenarioError(`${at}/abort: one of before, whenPending, afterTurns`);
+        const when = plans[0];
+        const body = spec.abort[when];
+        if (when === 'afterTurns') {
+          const where = `${at}/abort/afterTurns`;
+          if (!isSpecObject(body)) throw new ScenarioError(`${where}: must be an object`);
+          only(body, ['turns', 'reason'], where);
+          if (!Number.isSafeInteger(body.turns) || body.turns < 0) {
+            throw new ScenarioError(`${where}/turns: a non-negative integer`);
+          }
+          const reason = Object.hasOwn(body, 'reason') ? { reason: body.reason } : {};
+          abort = { when, turns: body.turns, reason: this.reasonSpec(reason, where) };
+        } else {
+          abort = { when, reason: this.reasonSpec(body, `${at}/abort/${when}`) };
+        }
       }
       return { value: this.value(spec.call, `${at}/call`), registry, abort };
     });

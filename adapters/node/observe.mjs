@@ -99,6 +99,24 @@ class Context {
     this.controller.abort(reasonValue(spec));
   }
 
+  /**
+   * An abort from a microtask queued now (right before the call starts)
+   * and queued again `turns` times: it lands after that many turns of the
+   * job queue, between two jobs of the call (recorded like any abort).
+   */
+  abortAfterTurns(turns, spec) {
+    let left = turns;
+    const hop = () => {
+      if (left > 0) {
+        left -= 1;
+        queueMicrotask(hop);
+      } else {
+        this.abort(spec);
+      }
+    };
+    queueMicrotask(hop);
+  }
+
   /** An abort before the call starts: not recorded. */
   abortBefore(spec) {
     this.reason = spec;
@@ -261,6 +279,7 @@ export async function observe(impl, scenario) {
   if (built.concurrent) {
     // Every call starts before any is awaited; the `before` aborts come first.
     built.calls.forEach((call, i) => plan(i)?.when === 'before' && contexts[i].abortBefore(plan(i).reason));
+    built.calls.forEach((call, i) => plan(i)?.when === 'afterTurns' && contexts[i].abortAfterTurns(plan(i).turns, plan(i).reason));
     observing = contexts;
     ownership.enable();
     try {
@@ -285,6 +304,7 @@ export async function observe(impl, scenario) {
       if (plan(i)?.when === 'before') ctx.abortBefore(plan(i).reason);
       observing = [ctx];
       try {
+        if (plan(i)?.when === 'afterTurns') ctx.abortAfterTurns(plan(i).turns, plan(i).reason);
         startCall(impl, registry, call, ctx);
         await drain();
         if (ctx.settled === undefined && plan(i)?.when === 'whenPending') {

@@ -5,13 +5,20 @@
 use crate::protocol::Capability;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
-use toolgate_contract::scenario::Scenario;
+use toolgate_contract::scenario::{AbortPlan, Scenario};
 
 /// Every capability `scenario` needs, in a stable order.
 pub fn needed(scenario: &Scenario) -> BTreeSet<Capability> {
     let mut found = BTreeSet::new();
     if scenario.concurrent {
         found.insert(Capability::Concurrent);
+    }
+    if scenario
+        .calls
+        .iter()
+        .any(|c| matches!(c.abort, Some(AbortPlan::AfterTurns(_))))
+    {
+        found.insert(Capability::JobTurns);
     }
     let mut stack: Vec<&Json> = scenario.nodes.values().collect();
     stack.extend(scenario.initial.iter());

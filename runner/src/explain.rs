@@ -104,6 +104,14 @@ pub fn explain(case: &RunCase) -> String {
                     reason(r)
                 );
             }
+            Some(AbortPlan::AfterTurns(t)) => {
+                let _ = write!(
+                    line,
+                    ", the signal aborted from a microtask queued before the call and again {} time(s) {}",
+                    t.turns,
+                    reason(&t.reason_spec())
+                );
+            }
             None => {}
         }
         let _ = writeln!(out, "{line}");

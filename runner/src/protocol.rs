@@ -95,10 +95,12 @@ pub enum Capability {
     OtherRealm,
     LoneSurrogates,
     Concurrent,
+    /// Aborts after a number of job-queue turns (`afterTurns`).
+    JobTurns,
 }
 
 impl Capability {
-    pub const ALL: [Capability; 7] = [
+    pub const ALL: [Capability; 8] = [
         Capability::Proxy,
         Capability::Bigint,
         Capability::Symbol,
@@ -106,6 +108,7 @@ impl Capability {
         Capability::OtherRealm,
         Capability::LoneSurrogates,
         Capability::Concurrent,
+        Capability::JobTurns,
     ];
 
     pub fn name(self) -> &'static str {
@@ -117,6 +120,7 @@ impl Capability {
             Capability::OtherRealm => "otherRealm",
             Capability::LoneSurrogates => "loneSurrogates",
             Capability::Concurrent => "concurrent",
+            Capability::JobTurns => "jobTurns",
         }
     }
 }

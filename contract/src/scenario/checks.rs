@@ -1040,6 +1040,36 @@ impl<'s> Facts<'s> {
     fn call(&self, i: usize, e: &CallObserved, a: &CallObserved, out: &mut Vec<Violation>) {
         let mut local = Vec::new();
         let label = self.call_label(i);
+        if let Some(AbortPlan::AfterTurns(t)) =
+            self.scenario.calls.get(i).and_then(|c| c.abort.as_ref())
+        {
+            // judged by `host_limits::excuse`: what is left is no abort
+            // point, or an earlier one than a call with fewer turns gave
+            if e != a {
+                let reason = crate::signal::AbortReason::from_option(t.reason.clone());
+                let is_point = super::oracle::abort_points(self.scenario, i, &reason)
+                    .is_ok_and(|points| points.contains(a));
+                out.push(Violation::named(
+                    "CORE-CAN-09",
+                    if is_point {
+                        format!(
+                            "{label}: the abort after {} turn(s) gave {}, an abort point earlier \
+                             than one a call with fewer turns gave",
+                            t.turns,
+                            short(&a.outcome)
+                        )
+                    } else {
+                        format!(
+                            "{label}: the abort after {} turn(s) gave {} with a trace that none of \
+                             the reference's abort points has",
+                            t.turns,
+                            short(&a.outcome)
+                        )
+                    },
+                ));
+                return;
+            }
+        }
         if e.outcome != a.outcome {
             self.outcome(i, &label, e, a, &mut local);
         }

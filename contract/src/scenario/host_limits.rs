@@ -18,9 +18,11 @@
 
 use super::build::{build, Built};
 use super::observation::{CallObserved, Observation, Outcome};
-use super::spec::Scenario;
+use super::oracle::abort_points;
+use super::spec::{AbortPlan, Scenario};
 use crate::error::ContractCode;
 use crate::model::{Completion, Node, NodeId, PropKey, Property, Value};
+use crate::signal::AbortReason;
 use std::collections::HashMap;
 
 /// Arguments nested deeper than this many containers may be refused.
@@ -33,6 +35,9 @@ pub fn excuse(
     expected: &Observation,
     actual: &Observation,
 ) -> Option<(Observation, Vec<String>)> {
+    if expected == actual {
+        return None;
+    }
     let refused = |a: &CallObserved| {
         matches!(
             a.outcome,
@@ -41,18 +46,21 @@ pub fn excuse(
     };
     // the common case costs no build: no call was refused where the
     // reference accepted it
+    let mut adjusted = actual.clone();
+    let mut notes = Vec::new();
+    excuse_turns(scenario, expected, &mut adjusted, &mut notes);
     let candidates: Vec<usize> = (0..expected.calls.len().min(actual.calls.len()))
-        .filter(|&i| match (expected.calls.get(i), actual.calls.get(i)) {
+        .filter(|&i| match (expected.calls.get(i), adjusted.calls.get(i)) {
             (Some(e), Some(a)) => refused(a) && !refused(e),
             _ => false,
         })
         .collect();
     if candidates.is_empty() {
-        return None;
+        return (!notes.is_empty()).then_some((adjusted, notes));
     }
-    let built = build(scenario).ok()?;
-    let mut adjusted = actual.clone();
-    let mut notes = Vec::new();
+    let Ok(built) = build(scenario) else {
+        return (!notes.is_empty()).then_some((adjusted, notes));
+    };
     for i in candidates {
         let depth = built.calls.get(i).map_or(0, |c| arguments_depth(&built, c));
         if depth <= HOST_DEFINED_ARGUMENT_DEPTH {
@@ -72,6 +80,99 @@ pub fn excuse(
         ));
     }
     (!notes.is_empty()).then_some((adjusted, notes))
+}
+
+/// The job-queue turns an abort takes to land are the host's too: an
+/// implementation may take more or fewer jobs than the course. A call
+/// aborted `afterTurns` N passes when it gave one of the reference's abort
+/// points (`oracle::abort_points`), and no earlier point than a call of the
+/// same sweep (the same call, registry and reason) with fewer turns gave.
+/// Such calls are taken as expected, with a note naming the point.
+fn excuse_turns(
+    scenario: &Scenario,
+    expected: &Observation,
+    adjusted: &mut Observation,
+    notes: &mut Vec<String>,
+) {
+    let calls = sweep_calls(scenario);
+    let differ = calls
+        .iter()
+        .any(|(i, _, _)| expected.calls.get(*i) != adjusted.calls.get(*i));
+    if !differ {
+        return;
+    }
+    let sweeps = sweep_points(scenario);
+    // the order is judged on what the implementation gave, not on calls
+    // already taken as expected
+    let actual = adjusted.clone();
+    for (i, turns, group) in calls.iter().cloned() {
+        let (Some(e), Some(a)) = (expected.calls.get(i), adjusted.calls.get(i)) else {
+            continue;
+        };
+        if e == a {
+            continue;
+        }
+        let Some(Some(points)) = sweeps.get(&i) else {
+            continue;
+        };
+        let Some(point) = points.iter().position(|p| p == a) else {
+            continue;
+        };
+        // the latest point an earlier turn of this sweep gave
+        let earlier = calls
+            .iter()
+            .filter(|(j, t, g)| *g == group && *t < turns && *j != i)
+            .filter_map(|(j, _, _)| {
+                let j = *j;
+                let given = actual.calls.get(j)?;
+                sweeps.get(&j)?.as_ref()?.iter().position(|p| p == given)
+            })
+            .max();
+        if earlier.is_some_and(|before| before > point) {
+            continue;
+        }
+        let e = e.clone();
+        if let Some(slot) = adjusted.calls.get_mut(i) {
+            *slot = e;
+        }
+        notes.push(format!(
+            "call {i}: the abort after {turns} turn(s) landed at the reference's abort point {point}, \
+             which CORE-CAN-09 allows"
+        ));
+    }
+}
+
+/// The calls aborted after some turns: index, turns, and the sweep they
+/// belong to (the call, its registry and the reason, as JSON).
+fn sweep_calls(scenario: &Scenario) -> Vec<(usize, u32, String)> {
+    scenario
+        .calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match &c.abort {
+            Some(AbortPlan::AfterTurns(t)) => {
+                let group = serde_json::to_string(&(&c.call, &c.registry, &t.reason)).ok()?;
+                Some((i, t.turns, group))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The reference's abort points of every call aborted after some turns.
+fn sweep_points(scenario: &Scenario) -> HashMap<usize, Option<Vec<CallObserved>>> {
+    scenario
+        .calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match &c.abort {
+            Some(AbortPlan::AfterTurns(t)) => {
+                let reason = AbortReason::from_option(t.reason.clone());
+                Some((i, abort_points(scenario, i, &reason).ok()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// How many containers deep the `arguments` of `call` nest at most: the
@@ -230,6 +331,59 @@ mod tests {
         .expect("a scenario");
         let built = build(&s).expect("built");
         assert_eq!(arguments_depth(&built, &built.calls[0]), 6);
+    }
+
+    /// Two calls of one sweep (an output with a `then` getter) aborted after
+    /// 0 and 1 turns: another implementation's turns may land elsewhere,
+    /// but only at the reference's points and in order.
+    #[test]
+    fn aborts_after_turns_are_judged_by_point_and_order() {
+        let calls: Vec<serde_json::Value> = [0, 1]
+            .map(|turns| {
+                serde_json::json!({
+                    "call": {"$": "object", "props": {"type": "toolCall", "id": "c", "name": "t",
+                        "arguments": {"$": "object"}}},
+                    "abort": {"afterTurns": {"turns": turns, "reason": "stop"}}})
+            })
+            .to_vec();
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "nodes": {
+                "getter": {"$": "function", "returns": 5},
+                "tool": {"$": "object", "props": {"name": "t", "description": "d",
+                    "validate": {"$": "function", "returns": {"$": "object", "props": {"ok": true, "value": 1}}},
+                    "execute": {"$": "function", "returns": {"$": "object", "props": {"x": 1},
+                        "define": [{"key": "then", "get": {"ref": "getter"}}]}}}}
+            },
+            "registrations": [{"$": "array", "items": [{"ref": "tool"}]}],
+            "calls": calls
+        }))
+        .expect("a scenario");
+        let expected = observe(&s).expect("observed");
+        let reason = AbortReason::Value(serde_json::json!("stop"));
+        let points = abort_points(&s, 0, &reason).expect("points");
+        assert_eq!(points.len(), 3);
+        let with = |first: usize, second: usize| {
+            let mut o = expected.clone();
+            o.calls[0] = points[first].clone();
+            o.calls[1] = points[second].clone();
+            o
+        };
+        // the reference's own turns: no excuse needed
+        assert_eq!(with(0, 1), expected);
+        // a slower implementation: both turns land at the first point
+        let (adjusted, notes) = excuse(&s, &expected, &with(0, 0)).expect("excused");
+        assert_eq!(adjusted, expected);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        // a faster one: both at the last point (the result)
+        assert!(excuse(&s, &expected, &with(2, 2)).is_some());
+        // going back is not excused
+        let back = with(2, 0);
+        let kept = excuse(&s, &expected, &back).map_or(back.clone(), |(a, _)| a);
+        assert_ne!(kept.calls[1], expected.calls[1]);
+        // nor is a trace no point has
+        let mut odd = expected.clone();
+        odd.calls[1].trace.pop();
+        assert!(excuse(&s, &expected, &odd).is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub mod host_limits;
 pub mod spec;
 
 pub use build::{build, build_with, Built, Limits};
-pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite};
+pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite, TurnsSpec};
 pub mod invariants;
 pub mod observation;
 pub mod oracle;

@@ -82,7 +82,13 @@ fn observe_aborting(
         let trace = Trace::default();
         let signal = AbortSignal::new();
         let mut when_pending = None;
+        let mut at_job = None;
         match &spec.abort {
+            Some(AbortPlan::AfterTurns(t)) => {
+                // in the reference's own job structure, a turn is a job
+                let reason = AbortReason::from_option(t.reason.clone());
+                at_job = Some((t.turns as usize, reason));
+            }
             Some(AbortPlan::Before(r)) => {
                 signal.abort(AbortReason::from_option(r.reason.clone()));
             }
@@ -96,13 +102,14 @@ fn observe_aborting(
             RegistryKind::Real => RegistryArg::Real(&registry),
             RegistryKind::NotARegistry => RegistryArg::NotARegistry,
         };
-        let driven = match &sweep {
-            Some((at, job, reason)) if *at == i => {
+        let driven = match (&sweep, at_job) {
+            (Some((at, job, reason)), _) if *at == i => {
                 let (driven, landed) =
                     drive_call_aborting_at_job(&rt, arg, call, *job, reason.clone());
                 inside = landed;
                 driven
             }
+            (_, Some((job, reason))) => drive_call_aborting_at_job(&rt, arg, call, job, reason).0,
             _ => drive_call(&rt, arg, call, when_pending),
         };
         let outcome = outcome(&built, driven)?;

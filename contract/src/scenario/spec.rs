@@ -66,6 +66,33 @@ impl RegistryKind {
 pub enum AbortPlan {
     Before(ReasonSpec),
     WhenPending(ReasonSpec),
+    /// An abort queued as a microtask right before the call starts and
+    /// queued again `turns` times before it fires: it lands between two
+    /// jobs of the call's asynchronous tail, wherever the implementation's
+    /// job structure puts that turn (SPEC.md, CORE-CAN-09).
+    AfterTurns(TurnsSpec),
+}
+
+/// `{"turns": n, "reason"?: json}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnsSpec {
+    pub turns: u32,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reason: Option<Json>,
+}
+
+impl TurnsSpec {
+    /// The reason part, as the other plans hold it.
+    pub fn reason_spec(&self) -> ReasonSpec {
+        ReasonSpec {
+            reason: self.reason.clone(),
+        }
+    }
 }
 
 /// An abort reason: `{}` for none (an `AbortError`), `{"reason": <json>}`.
