@@ -101,7 +101,7 @@ fn excuse_turns(
     if !differ {
         return;
     }
-    let sweeps = sweep_points(scenario);
+    let sweeps = sweep_points(scenario, &calls);
     // the order is judged on what the implementation gave, not on calls
     // already taken as expected
     let actual = adjusted.clone();
@@ -159,16 +159,17 @@ fn sweep_calls(scenario: &Scenario) -> Vec<(usize, u32, String)> {
         .collect()
 }
 
-/// The reference's abort points of every call aborted after some turns.
-fn sweep_points(scenario: &Scenario) -> HashMap<usize, Option<Vec<CallObserved>>> {
-    scenario
-        .calls
+/// The reference's abort points of each of `calls` (from [`sweep_calls`]).
+fn sweep_points(
+    scenario: &Scenario,
+    calls: &[(usize, u32, String)],
+) -> HashMap<usize, Option<Vec<CallObserved>>> {
+    calls
         .iter()
-        .enumerate()
-        .filter_map(|(i, c)| match &c.abort {
+        .filter_map(|(i, _, _)| match &scenario.calls.get(*i)?.abort {
             Some(AbortPlan::AfterTurns(t)) => {
                 let reason = AbortReason::from_option(t.reason.clone());
-                Some((i, abort_points(scenario, i, &reason).ok()))
+                Some((*i, abort_points(scenario, *i, &reason).ok()))
             }
             _ => None,
         })
