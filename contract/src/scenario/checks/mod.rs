@@ -1,0 +1,400 @@
+//! The checks that judge an implementation: its observation of a scenario
+//! against the reference's, turned into violations that name the SPEC.md
+//! requirement each difference breaks and say what happened in words.
+//!
+//! [`check_core`] compares whole observations: every difference gives at
+//! least one violation, named when a predicate recognises it, else a
+//! readable diff. [`check_boundary`] compares only the projection of
+//! SPEC.md `## boundary` (per call: outcome class, the result's
+//! `toolCallId`, how many times each function ran, unhandled rejections).
+//!
+//! Predicates need to know what a trace entry *is* (a validator, a getter of
+//! the call, a `then` on a decision...), which the observation does not say.
+//! They learn it from a role analysis of the scenario's heap: which
+//! functions are definitions' `validate` and `execute`, which nodes are
+//! reachable from calls, from decisions (validator return values) and from
+//! outputs (executor return values). The analysis is a heuristic for naming
+//! only: whether something is a violation never depends on it.
+
+use super::build::{build, Built};
+use super::observation::{
+    CallObserved, Event, Observation, Outcome, ReasonObserved, Registered, RegistrationObserved,
+    ResultMessage,
+};
+use super::spec::{AbortPlan, RegistryKind, Scenario};
+use crate::constants::{marker, TRUNCATION_MARKER};
+use crate::constants::{message as fixed, MAX_DEPTH, MAX_ENTRIES, MAX_NODES, TRUNCATED_PREFIX};
+use crate::error::ContractCode;
+use crate::model::{
+    Completion, Effect, Node, NodeId, PromiseNode, PropKey, Property, Proto, Trap, TrapBehavior,
+    Value, MAX_CHAIN,
+};
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::fmt;
+
+/// One way an observation departs from the reference's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The SPEC.md id broken; `None` when no predicate recognised the
+    /// difference (the message is then a diff).
+    pub requirement: Option<String>,
+    pub message: String,
+}
+
+impl Violation {
+    fn named(requirement: &str, message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: Some(requirement.to_string()),
+            message: message.into(),
+        }
+    }
+
+    fn unnamed(message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.requirement {
+            Some(r) => write!(f, "{r}: {}", self.message),
+            None => write!(f, "differs from the reference: {}", self.message),
+        }
+    }
+}
+
+/// Every difference between `expected` (the reference's observation of
+/// `scenario`) and `actual`, as violations.
+pub fn check_core(
+    scenario: &Scenario,
+    expected: &Observation,
+    actual: &Observation,
+) -> Vec<Violation> {
+    let facts = Facts::new(scenario);
+    let mut out = Vec::new();
+    facts.registrations(expected, actual, &mut out);
+    if expected.names != actual.names {
+        // all or nothing is the rule at stake once any registration failed
+        let failed = expected
+            .registrations
+            .iter()
+            .any(|r| r.outcome != Registered::Ok);
+        out.push(Violation::named(
+            if failed { "CORE-REG-05" } else { "CORE-REG-07" },
+            format!(
+                "names after the scenario are {}, expected {}",
+                Json::Array(actual.names.clone()),
+                Json::Array(expected.names.clone())
+            ),
+        ));
+    }
+    let n = expected.calls.len().max(actual.calls.len());
+    for i in 0..n {
+        match (expected.calls.get(i), actual.calls.get(i)) {
+            (Some(e), Some(a)) => facts.call(i, e, a, &mut out),
+            (Some(_), None) => out.push(Violation::unnamed(format!(
+                "{} was not observed",
+                facts.call_label(i)
+            ))),
+            (None, Some(_)) => out.push(Violation::unnamed(format!(
+                "call {i} was observed but the scenario makes {} call(s)",
+                expected.calls.len()
+            ))),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The differences visible in the boundary projection, each naming the
+/// BOUNDARY requirement of the call's expected outcome.
+pub fn check_boundary(
+    scenario: &Scenario,
+    expected: &Observation,
+    actual: &Observation,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let n = expected.calls.len().max(actual.calls.len());
+    for i in 0..n {
+        let label = call_label(scenario, i);
+        let Some(e) = expected.calls.get(i) else {
+            out.push(Violation::unnamed(format!(
+                "call {i} was observed but the scenario makes {} call(s)",
+                expected.calls.len()
+            )));
+            continue;
+        };
+        let requirement = boundary_requirement(&e.outcome);
+        let violation = |what: String| Violation {
+            requirement: requirement.map(str::to_string),
+            message: format!("{label}: {what}"),
+        };
+        let Some(a) = actual.calls.get(i) else {
+            out.push(violation("was not observed".to_string()));
+            continue;
+        };
+        let (ec, ac) = (class(&e.outcome), class(&a.outcome));
+        if ec != ac {
+            out.push(violation(format!("expected {ec}, got {ac}")));
+        }
+        if let (Outcome::Result(er), Outcome::Result(ar)) = (&e.outcome, &a.outcome) {
+            if er.tool_call_id != ar.tool_call_id {
+                out.push(violation(format!(
+                    "toolCallId is {}, expected {}",
+                    ar.tool_call_id, er.tool_call_id
+                )));
+            }
+        }
+        for (name, (en, an)) in run_counts(&e.trace, &a.trace) {
+            if en != an {
+                out.push(violation(format!(
+                    "`{name}` ran {}, expected {}",
+                    times(an),
+                    times(en)
+                )));
+            }
+        }
+        if (e.unhandled_rejections == 0) != (a.unhandled_rejections == 0) {
+            out.push(Violation::named(
+                "BOUNDARY-05",
+                format!(
+                    "{label}: {} unhandled promise rejection(s), expected {}",
+                    a.unhandled_rejections, e.unhandled_rejections
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The outcome classes of the boundary projection.
+fn class(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Result(r) if r.is_error => "an error result",
+        Outcome::Result(_) => "a success result",
+        Outcome::Pending => "a pending call",
+        Outcome::Cancelled(_)
+        | Outcome::ContractError(_)
+        | Outcome::NonRecoverable(_)
+        | Outcome::Rejected(_) => "a rejection",
+    }
+}
+
+/// The BOUNDARY requirement that governs a call expected to end as `o`.
+fn boundary_requirement(o: &Outcome) -> Option<&'static str> {
+    match o {
+        Outcome::Result(r) if !r.is_error => Some("BOUNDARY-04"),
+        Outcome::Result(r) => match error_payload(&r.content)?.code.as_str() {
+            "TOOL_NOT_FOUND" => Some("BOUNDARY-01"),
+            "TOOL_VALIDATION_FAILED" | "TOOL_ARGUMENTS_INVALID" => Some("BOUNDARY-02"),
+            "TOOL_EXECUTION_FAILED" | "TOOL_OUTPUT_SERIALIZATION_FAILED" => Some("BOUNDARY-03"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// How many times each function ran, expected and actual, by name.
+fn run_counts<'a>(e: &'a [Event], a: &'a [Event]) -> BTreeMap<&'a str, (usize, usize)> {
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for ev in e {
+        if let Event::Call(c) = ev {
+            counts.entry(c.call.as_str()).or_default().0 += 1;
+        }
+    }
+    for ev in a {
+        if let Event::Call(c) = ev {
+            counts.entry(c.call.as_str()).or_default().1 += 1;
+        }
+    }
+    counts
+}
+
+fn times(n: usize) -> String {
+    if n == 1 {
+        "1 time".to_string()
+    } else {
+        format!("{n} times")
+    }
+}
+
+/// "call 0 (c1)": the index, and the call's id when the scenario spells it
+/// as a plain string.
+fn call_label(scenario: &Scenario, i: usize) -> String {
+    let id = scenario
+        .calls
+        .get(i)
+        .and_then(|c| c.call.get("props"))
+        .and_then(|p| p.get("id"))
+        .and_then(Json::as_str);
+    match id {
+        // quoted when blank or odd, so the label stays readable
+        Some(id)
+            if !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "-_.:".contains(c)) =>
+        {
+            format!("call {i} ({id})")
+        }
+        Some(id) => format!("call {i} ({id:?})"),
+        None => format!("call {i}"),
+    }
+}
+
+mod calls;
+mod content;
+mod registrations;
+mod roles;
+mod traces;
+mod words;
+
+use content::*;
+use roles::*;
+use words::*;
+
+// ---------------------------------------------------------------------------
+// Facts about one scenario, and the core predicates
+
+struct Facts<'s> {
+    scenario: &'s Scenario,
+    built: Option<Built>,
+    /// Node ids by name, as traces name nodes.
+    ids: HashMap<String, NodeId>,
+    roles: HashMap<NodeId, Role>,
+}
+
+/// Which observation a trace belongs to.
+#[derive(Clone, Copy)]
+enum Owner {
+    Registration(usize),
+    Call(usize),
+}
+
+impl<'s> Facts<'s> {
+    fn new(scenario: &'s Scenario) -> Facts<'s> {
+        // a scenario the reference cannot build still gets checked, with
+        // fewer names
+        let built = build(scenario).ok();
+        let roles = built.as_ref().map(analyse).unwrap_or_default();
+        let mut ids = HashMap::new();
+        for (i, name) in built.iter().flat_map(|b| b.names.iter().enumerate()) {
+            if let Ok(raw) = u32::try_from(i) {
+                ids.entry(name.clone()).or_insert(NodeId(raw));
+            }
+        }
+        Facts {
+            scenario,
+            built,
+            ids,
+            roles,
+        }
+    }
+
+    fn id(&self, name: &str) -> Option<NodeId> {
+        self.ids.get(name).copied()
+    }
+
+    fn node(&self, id: NodeId) -> Option<&Node> {
+        self.built.as_ref()?.heap.node(id)
+    }
+
+    fn role(&self, name: &str) -> Option<Role> {
+        self.id(name).and_then(|id| self.roles.get(&id).copied())
+    }
+
+    fn completion(&self, id: NodeId) -> Option<&Completion> {
+        match self.node(id) {
+            Some(Node::Function(f)) => Some(&f.script.completion),
+            _ => None,
+        }
+    }
+
+    fn call_label(&self, i: usize) -> String {
+        call_label(self.scenario, i)
+    }
+
+    /// The first function of `role` the trace shows running.
+    fn first_with_role(&self, trace: &[Event], role: Role) -> Option<NodeId> {
+        trace.iter().find_map(|e| match e {
+            Event::Call(c) if self.role(&c.call) == Some(role) => self.id(&c.call),
+            _ => None,
+        })
+    }
+
+    fn function_aborts(&self, name: &str) -> bool {
+        match self.id(name).and_then(|id| self.node(id)) {
+            Some(Node::Function(f)) => f
+                .script
+                .effects
+                .iter()
+                .any(|e| matches!(e, Effect::Abort(_))),
+            _ => false,
+        }
+    }
+
+    fn trap_aborts(&self, proxy: &str, trap: Trap) -> bool {
+        match self.id(proxy).and_then(|id| self.node(id)) {
+            Some(Node::Proxy(p)) => matches!(p.trap(trap), TrapBehavior::Abort(_)),
+            _ => false,
+        }
+    }
+
+    /// The CAN requirement of call `i`'s cancellation, from where the abort
+    /// comes from: the plan, else the node whose run the reference's trace
+    /// shows just before the abort, else any node that can abort.
+    /// The role of what aborted the signal first in `trace`: the function
+    /// or trap recorded just before the abort, when it is one that aborts.
+    fn abort_source(&self, trace: &[Event]) -> Option<Role> {
+        let abort_at = trace.iter().position(|e| matches!(e, Event::Abort(_)));
+        let before = abort_at
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| trace.get(k));
+        match before {
+            Some(Event::Call(c)) if self.function_aborts(&c.call) => self.role(&c.call),
+            Some(Event::Trap(t)) if self.trap_aborts(&t.proxy, t.trap) => self.role(&t.proxy),
+            _ => None,
+        }
+    }
+
+    fn cancel_requirement(&self, i: usize, trace: &[Event]) -> &'static str {
+        let plan = self.scenario.calls.get(i).and_then(|c| c.abort.as_ref());
+        if let Some(AbortPlan::Before(_)) = plan {
+            return "CORE-CAN-01";
+        }
+        if let Some(role) = self.abort_source(trace) {
+            return cancel_requirement_of(role);
+        }
+        if let Some(AbortPlan::WhenPending(_)) = plan {
+            return "CORE-CAN-06";
+        }
+        // no trace to go by: the first node that can abort, in heap order
+        if let Some(built) = &self.built {
+            for (i, _) in built.names.iter().enumerate() {
+                let Ok(raw) = u32::try_from(i) else { break };
+                let id = NodeId(raw);
+                let aborts = match built.heap.node(id) {
+                    Some(Node::Function(f)) => f
+                        .script
+                        .effects
+                        .iter()
+                        .any(|e| matches!(e, Effect::Abort(_))),
+                    Some(Node::Proxy(p)) => p
+                        .traps
+                        .values()
+                        .any(|t| matches!(t, TrapBehavior::Abort(_))),
+                    _ => false,
+                };
+                if let (true, Some(role)) = (aborts, self.roles.get(&id)) {
+                    return cancel_requirement_of(*role);
+                }
+            }
+        }
+        "CORE-CAN-01"
+    }
+}
