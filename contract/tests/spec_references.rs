@@ -5,12 +5,19 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The source file a reference `file::test` points into.
+/// The source file a reference `file::test` points into: `src/<module>`
+/// in this crate, `proptests/<file>` a property test of the proptests crate,
+/// otherwise a test file of this crate.
 fn source_of(crate_dir: &Path, file: &str) -> PathBuf {
-    match file.strip_prefix("src/") {
-        Some(module) => crate_dir.join("src").join(format!("{module}.rs")),
-        None => crate_dir.join("tests").join(format!("{file}.rs")),
+    if let Some(module) = file.strip_prefix("src/") {
+        return crate_dir.join("src").join(format!("{module}.rs"));
     }
+    if let Some(test) = file.strip_prefix("proptests/") {
+        return crate_dir
+            .join("../proptests/tests")
+            .join(format!("{test}.rs"));
+    }
+    crate_dir.join("tests").join(format!("{file}.rs"))
 }
 
 /// Checks one requirement line; returns its id.

@@ -492,6 +492,12 @@ pub enum AbortPlanGen {
     None,
     Before(Option<Json>),
     WhenPending(Option<Json>),
+    /// A sweep (CORE-CAN-09): the call made `upto + 1` times, aborted after
+    /// 0, 1, ... `upto` job-queue turns, with the same reason.
+    Sweep {
+        upto: u8,
+        reason: Option<Json>,
+    },
 }
 
 /// Names of the nodes of a rendered plan that properties look at.
@@ -558,6 +564,21 @@ impl Plan {
                 }
                 AbortPlanGen::WhenPending(reason) => {
                     spec["abort"] = json!({"whenPending": reason_json(reason)})
+                }
+                AbortPlanGen::Sweep { upto, reason } => {
+                    // the same call value each time, so the judge sees one
+                    // sweep (same call, registry and reason)
+                    for turns in 0..u32::from(*upto) {
+                        let mut earlier = spec.clone();
+                        let mut at = reason_json(reason);
+                        at["turns"] = json!(turns);
+                        earlier["abort"] = json!({ "afterTurns": at });
+                        calls.push(earlier);
+                        roles.calls.push(roles.calls.last().cloned().flatten());
+                    }
+                    let mut at = reason_json(reason);
+                    at["turns"] = json!(upto);
+                    spec["abort"] = json!({ "afterTurns": at });
                 }
             }
             calls.push(spec);

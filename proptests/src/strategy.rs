@@ -325,7 +325,8 @@ fn abort_plan() -> impl Strategy<Value = AbortPlanGen> {
     prop_oneof![
         8 => Just(AbortPlanGen::None),
         1 => reason.clone().prop_map(AbortPlanGen::Before),
-        3 => reason.prop_map(AbortPlanGen::WhenPending),
+        3 => reason.clone().prop_map(AbortPlanGen::WhenPending),
+        1 => (0u8..8, reason).prop_map(|(upto, reason)| AbortPlanGen::Sweep { upto, reason }),
     ]
 }
 

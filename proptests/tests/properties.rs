@@ -33,7 +33,7 @@ fn check(plan: &Plan) -> Result<(), TestCaseError> {
         "the same scenario gave two observations"
     );
     // content limits, JSON, key order, ids, execute counts, aborts
-    let problems = invariants::check(&observed);
+    let problems = invariants::check(&scenario, &observed);
     ensure!(
         problems.is_empty(),
         "shared invariants",

@@ -199,7 +199,7 @@ fn observed_consistently(scenario: &Scenario) -> Verdict {
         "CORE-SER-17: two observations differ\n{}",
         show(scenario)
     );
-    let problems = invariants::check(&observed);
+    let problems = invariants::check(scenario, &observed);
     assert!(
         problems.is_empty(),
         "{}\n{}",

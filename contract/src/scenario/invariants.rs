@@ -4,14 +4,21 @@
 //! names the SPEC.md requirement it enforces.
 
 use super::observation::{Event, Observation, Outcome, ResultMessage};
+use super::spec::{AbortPlan, Scenario};
 use crate::constants::{OUTPUT_CAP, TRUNCATION_MARKER};
 use serde_json::Value as Json;
 
-/// The invariants `observation` breaks, each a sentence starting with a
-/// requirement id; empty when it keeps them all.
-pub fn check(observation: &Observation) -> Vec<String> {
+/// The invariants `observation` (of `scenario`) breaks, each a sentence
+/// starting with a requirement id; empty when it keeps them all.
+pub fn check(scenario: &Scenario, observation: &Observation) -> Vec<String> {
     let mut problems = Vec::new();
     for (i, call) in observation.calls.iter().enumerate() {
+        // an abort after some job-queue turns may land after the call
+        // settled on its own (CORE-CAN-09)
+        let may_land_after = matches!(
+            scenario.calls.get(i).and_then(|c| c.abort.as_ref()),
+            Some(AbortPlan::AfterTurns(_))
+        );
         // executors are the functions called with a context argument
         let executions: Vec<usize> = call
             .trace
@@ -27,7 +34,14 @@ pub fn check(observation: &Observation) -> Vec<String> {
             ));
         }
         if let Some(abort) = call.trace.iter().position(|e| matches!(e, Event::Abort(_))) {
-            if !matches!(call.outcome, Outcome::Cancelled(_)) {
+            let settled_before = may_land_after
+                && call.trace.iter().skip(abort).all(|e| {
+                    matches!(
+                        e,
+                        Event::Abort(_) | Event::AbortListener(_) | Event::LateSettlement(_)
+                    )
+                });
+            if !matches!(call.outcome, Outcome::Cancelled(_)) && !settled_before {
                 problems.push(format!(
                     "CORE-CAN-08: call {i}: the signal aborted but the call ended {}",
                     kind(&call.outcome)

@@ -23,8 +23,22 @@ impl Facts<'_> {
             // point, or an earlier one than a call with fewer turns gave
             if e != a {
                 let reason = crate::signal::AbortReason::from_option(t.reason.clone());
-                let is_point = crate::scenario::oracle::abort_points(self.scenario, i, &reason)
-                    .is_ok_and(|points| points.contains(a));
+                let points = crate::scenario::oracle::abort_points(self.scenario, i, &reason)
+                    .unwrap_or_default();
+                let is_point = points.contains(a);
+                // landed at a point (same trace), but ended otherwise: the
+                // ending is named as any ending is (a reason not propagated
+                // is CORE-CAN-01's, not the timing's)
+                let landed = points.iter().find(|p| {
+                    p.trace == a.trace && p.unhandled_rejections == a.unhandled_rejections
+                });
+                if let (false, Some(point)) = (is_point, landed) {
+                    self.outcome(i, &label, point, a, &mut local);
+                    if !local.is_empty() {
+                        out.extend(local);
+                        return;
+                    }
+                }
                 out.push(Violation::named(
                     "CORE-CAN-09",
                     if is_point {

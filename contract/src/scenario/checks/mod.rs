@@ -364,7 +364,10 @@ impl<'s> Facts<'s> {
 
     fn cancel_requirement(&self, i: usize, trace: &[Event]) -> &'static str {
         let plan = self.scenario.calls.get(i).and_then(|c| c.abort.as_ref());
-        if let Some(AbortPlan::Before(_)) = plan {
+        // an abort from outside, before the call or after some job-queue
+        // turns (landed at an abort point, or CORE-CAN-09 names it): what
+        // is left to differ is its reason
+        if let Some(AbortPlan::Before(_) | AbortPlan::AfterTurns(_)) = plan {
             return "CORE-CAN-01";
         }
         if let Some(role) = self.abort_source(trace) {
