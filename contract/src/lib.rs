@@ -21,10 +21,12 @@ pub mod error;
 pub mod fuzzing;
 pub mod js_string;
 pub mod model;
+pub mod portable;
 pub mod registry;
 pub mod scenario;
 pub mod serializer;
 pub mod signal;
+pub mod suites;
 #[cfg(test)]
 mod test_support;
 

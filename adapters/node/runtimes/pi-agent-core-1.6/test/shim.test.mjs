@@ -1,0 +1,120 @@
+// The shim on a few turns through pi-agent-core 1.6.0's own runAgentLoop.
+// Fast, no network; every test is bounded by a timeout.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runTurn, runtime, notApplicable } from "../shim.mjs";
+
+const T = { timeout: 10_000 };
+const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+const ANY = { type: "object", properties: {} };
+const tool = (name, execute, extra = {}) => ({ name, description: name, inputSchema: ANY, execute, ...extra });
+const signal = () => new AbortController().signal;
+
+test("module shape", T, () => {
+  assert.equal(runtime.id, "pi-agent-core-1.6");
+  assert.equal(runtime.package, "@earendil-works/pi-agent-core");
+  assert.equal(runtime.version, "1.6.0");
+  assert.deepEqual(notApplicable, {});
+});
+
+test("a successful call: the delivered result is linked to its id, the tool got pi's id and signal", T, async () => {
+  const seen = [];
+  const s = signal();
+  const out = await runTurn({
+    tools: [tool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH })],
+    calls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }],
+    signal: s,
+  });
+  assert.deepEqual(out.results, [{ callId: "call_1", isError: false, delivered: [{ type: "text", text: "body of a.txt" }] }]);
+  assert.equal(seen.length, 1);
+  assert.deepEqual(seen[0].args, { path: "a.txt" });
+  assert.equal(seen[0].ctx.callId, "call_1");
+  assert.equal(seen[0].ctx.signal, s, "pi passes the run's own signal to execute");
+  assert.equal(typeof seen[0].ctx.progress, "function");
+  assert.ok(out.notes.includes("model requests: 2"));
+});
+
+test("validation is pi's: an uncoercible argument never reaches the tool", T, async () => {
+  let ran = 0;
+  const out = await runTurn({
+    tools: [tool("read", () => ran++, { inputSchema: PATH })],
+    calls: [{ id: "call_1", name: "read", arguments: { path: { a: 1 } } }],
+    signal: signal(),
+  });
+  assert.equal(ran, 0);
+  assert.equal(out.results.length, 1);
+  assert.equal(out.results[0].isError, true);
+  assert.match(out.results[0].delivered[0].text, /^Validation failed for tool "read":\n {2}- path: expected string, got object\n/);
+});
+
+test("check is wired as a TypeBox refinement, which pi 1.6 (pi-schema) drops: the tool runs, check never does", T, async () => {
+  let ran = 0;
+  let checked = 0;
+  const out = await runTurn({
+    tools: [tool("read", () => (ran++, "ran"), { inputSchema: PATH, check: () => (checked++, "refused") })],
+    calls: [{ id: "call_1", name: "read", arguments: { path: "bad" } }],
+    signal: signal(),
+  });
+  assert.equal(checked, 0);
+  assert.equal(ran, 1);
+  assert.deepEqual(out.results, [{ callId: "call_1", isError: false, delivered: [{ type: "text", text: "ran" }] }]);
+});
+
+test("an unknown tool: pi's own error result, observed text", T, async () => {
+  const out = await runTurn({
+    tools: [tool("read", () => "x")],
+    calls: [{ id: "call_1", name: "ghost", arguments: {} }],
+    signal: signal(),
+  });
+  assert.deepEqual(out.results, [{ callId: "call_1", isError: true, delivered: [{ type: "text", text: "Tool ghost not found" }] }]);
+});
+
+test("two calls in one turn give two results, in call order, each with its id", T, async () => {
+  const out = await runTurn({
+    tools: [tool("a", async () => "A"), tool("b", () => { throw new Error("B failed"); })],
+    calls: [
+      { id: "call_1", name: "a", arguments: {} },
+      { id: "call_2", name: "b", arguments: {} },
+    ],
+    signal: signal(),
+  });
+  assert.deepEqual(out.results, [
+    { callId: "call_1", isError: false, delivered: [{ type: "text", text: "A" }] },
+    { callId: "call_2", isError: true, delivered: [{ type: "text", text: "B failed" }] },
+  ]);
+});
+
+test("the abort signal reaches the runtime: a pending tool sees it, the next model request is aborted", T, async () => {
+  const controller = new AbortController();
+  const out = await runTurn({
+    tools: [
+      tool("wait", (args, { signal }) => {
+        queueMicrotask(() => controller.abort());
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      }),
+    ],
+    calls: [{ id: "call_1", name: "wait", arguments: {} }],
+    signal: controller.signal,
+  });
+  assert.deepEqual(out.results, [{ callId: "call_1", isError: true, delivered: [{ type: "text", text: "This operation was aborted" }] }]);
+  assert.ok(out.notes.includes("assistant stopReason=aborted: Request was aborted"));
+});
+
+test("aborted before the tools run: 1.6 answers every call with pi's abort result", T, async () => {
+  const controller = new AbortController();
+  controller.abort();
+  let ran = 0;
+  const out = await runTurn({
+    tools: [tool("a", () => ran++)],
+    calls: [
+      { id: "call_1", name: "a", arguments: {} },
+      { id: "call_2", name: "a", arguments: {} },
+    ],
+    signal: controller.signal,
+  });
+  assert.equal(ran, 0);
+  assert.deepEqual(out.results, [
+    { callId: "call_1", isError: true, delivered: [{ type: "text", text: "Operation aborted" }] },
+    { callId: "call_2", isError: true, delivered: [{ type: "text", text: "Operation aborted" }] },
+  ]);
+});

@@ -1,0 +1,492 @@
+//! Judging a runtime's observation of a portable scenario. Runtimes word
+//! their results differently (a JSON part, an MCP content list, a
+//! LangChain message), so nothing is compared byte for byte here: each
+//! requirement is a predicate over the scenario, the reference's
+//! observation and the runtime's, and a violation names the requirement
+//! whose predicate failed (SPEC.md `## boundary`). The bounds of the SHOULD
+//! requirements are the constants below, written in SPEC.md too.
+
+use super::requirements as req;
+use super::spec::*;
+use super::translate::{decode, verdict, Behaviour};
+use crate::suites::{Measure, Violation};
+use serde_json::Value as Json;
+
+/// The most UTF-8 bytes one result the model receives should take
+/// (BOUNDARY-SIZE-01).
+pub const RESULT_BYTES_BOUND: f64 = 65_536.0;
+/// How long answering a call with huge arguments should take at most
+/// (BOUNDARY-ARGS-01).
+pub const ANSWER_MS_BOUND: f64 = 1_000.0;
+/// How much the adapter's peak memory should grow at most while huge
+/// arguments are answered (BOUNDARY-ARGS-01).
+pub const MEMORY_BYTES_BOUND: f64 = 256.0 * 1024.0 * 1024.0;
+/// How long after an abort the turn should end at most (BOUNDARY-CAN-02).
+pub const ABORT_MS_BOUND: f64 = 1_000.0;
+/// Arguments at least this large (keys, levels or code units) are "huge".
+pub const HUGE_ARGUMENTS: u64 = 10_000;
+
+/// What a call of the turn is, by the scenario alone.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Unknown,
+    Invalid,
+    Fails,
+    Pending,
+    /// Returns a value outside plain JSON, or plain JSON too large to pass.
+    Hostile,
+    /// Returns plain JSON (the value, when it is worth looking for).
+    Works(Option<Json>),
+}
+
+struct Call<'a> {
+    spec: &'a TurnCall,
+    kind: Kind,
+    /// Index of the tool it names (the first of that name).
+    tool: Option<usize>,
+    /// The only call of the turn naming its tool (so a start without a
+    /// call id is this call's).
+    alone: bool,
+}
+
+/// The violations of `actual`, and what it measured.
+pub fn judge(
+    scenario: &PortableScenario,
+    expected: &PortableObservation,
+    actual: &PortableObservation,
+) -> (Vec<Violation>, Vec<Measure>) {
+    let mut out = Vec::new();
+    let measures = measures(actual);
+    let Ok(behaviours) = decode(scenario) else {
+        out.push(Violation::unnamed("the scenario does not decode"));
+        return (out, measures);
+    };
+    let calls = classify(scenario, &behaviours);
+    let has_abort = scenario.abort.is_some();
+
+    if actual.uncaught > 0 {
+        out.push(Violation::named(
+            req::PROC_01,
+            format!(
+                "{} unhandled rejection(s) or uncaught exception(s)",
+                actual.uncaught
+            ),
+        ));
+    }
+    for r in actual.ran.iter().filter(|r| r.after_abort) {
+        out.push(Violation::named(
+            req::CAN_01,
+            format!("tool {} started after the abort", r.tool),
+        ));
+    }
+
+    // registration
+    let duplicates = expected.registration != Registration::Ok;
+    match (&expected.registration, &actual.registration) {
+        (Registration::Refused { .. }, Registration::Ok) => out.push(Violation::named(
+            req::DUP_01,
+            "tools with the same name were registered without a refusal",
+        )),
+        (Registration::Ok, Registration::Refused { name, message }) => {
+            out.push(Violation::named(
+                req::RUN_01,
+                format!("registering distinct tools was refused: {name}: {message}"),
+            ));
+            return (out, measures);
+        }
+        _ => {}
+    }
+    if actual.registration != Registration::Ok {
+        return (out, measures);
+    }
+
+    // how the turn ended
+    let failing = calls
+        .iter()
+        .any(|c| matches!(c.kind, Kind::Unknown | Kind::Invalid | Kind::Fails));
+    let hostile = calls.iter().any(|c| c.kind == Kind::Hostile);
+    let huge = calls.iter().any(|c| huge_arguments(&c.spec.arguments));
+    let never_settles = calls.iter().any(|c| c.kind == Kind::Pending);
+    over_bounds(actual, huge, &mut out);
+    match &actual.turn {
+        TurnEnd::Completed => {}
+        TurnEnd::Pending => {
+            let (id, what) = if has_abort {
+                (req::CAN_02, "the turn did not end after the abort")
+            } else if never_settles {
+                (
+                    req::TIME_01,
+                    "a tool that never settles was not timed out: the turn never ended",
+                )
+            } else if hostile {
+                (req::OUT_01, "a hostile output left the turn hanging")
+            } else if huge {
+                (req::ARGS_01, "huge arguments left the turn hanging")
+            } else {
+                (req::LINK_01, "the turn never ended")
+            };
+            out.push(Violation::named(id, what));
+            return (out, measures);
+        }
+        TurnEnd::Rejected { .. } | TurnEnd::Aborted if has_abort => {
+            lost_on_abort(expected, actual, &mut out);
+            return (out, measures);
+        }
+        TurnEnd::Rejected { name, message } => {
+            let id = if hostile {
+                req::OUT_01
+            } else if failing || huge {
+                req::TURN_01
+            } else {
+                req::RUN_01
+            };
+            out.push(Violation::named(
+                id,
+                format!("the turn rejected: {name}: {message}"),
+            ));
+            return (out, measures);
+        }
+        TurnEnd::Aborted | TurnEnd::NotRun => {
+            out.push(Violation::named(
+                req::LINK_01,
+                format!(
+                    "the turn ended as {:?} without an abort or a refusal",
+                    actual.turn
+                ),
+            ));
+            return (out, measures);
+        }
+    }
+
+    // a completed turn: one result per call
+    let ids: Vec<&str> = calls.iter().map(|c| c.spec.id.as_str()).collect();
+    for r in &actual.results {
+        match &r.call_id {
+            Some(id) if ids.contains(&id.as_str()) => {}
+            other => out.push(Violation::named(
+                req::LINK_01,
+                format!("a result linked to {other:?}, which is no call of the turn"),
+            )),
+        }
+    }
+    for call in &calls {
+        let id = &call.spec.id;
+        let mine: Vec<&ResultSeen> = actual
+            .results
+            .iter()
+            .filter(|r| r.call_id.as_deref() == Some(id))
+            .collect();
+        let expected_result = expected
+            .results
+            .iter()
+            .any(|r| r.call_id.as_deref() == Some(id));
+        if mine.len() > 1 || (mine.is_empty() && (expected_result || !has_abort)) {
+            let id_req = if mine.is_empty() && failing && !duplicates {
+                req::TURN_01
+            } else {
+                req::LINK_01
+            };
+            out.push(Violation::named(
+                id_req,
+                format!("call {id}: {} result(s), expected one", mine.len()),
+            ));
+        }
+        if duplicates {
+            // which of the same-named tools ran is the runtime's choice
+            continue;
+        }
+        let starts = actual
+            .ran
+            .iter()
+            .filter(|r| match &r.call_id {
+                Some(c) => c == id,
+                None => call.alone && Some(r.tool) == call.tool,
+            })
+            .count();
+        let flag = mine.first().map(|r| r.is_error);
+        let (failure_req, failure_what) = match call.kind {
+            Kind::Unknown => (req::UNK_01, "an unknown tool"),
+            Kind::Invalid => (req::VAL_01, "refused arguments"),
+            Kind::Fails => (req::ERR_01, "a tool that threw or rejected"),
+            _ => ("", ""),
+        };
+        if !failure_req.is_empty() {
+            match flag {
+                Some(Some(false)) => out.push(Violation::named(
+                    failure_req,
+                    format!("call {id}: {failure_what} gave a success result"),
+                )),
+                Some(None) => out.push(Violation::named(
+                    req::FLAG_01,
+                    format!("call {id}: {failure_what} gave a result the model cannot tell from a success (no error flag)"),
+                )),
+                _ => {}
+            }
+        }
+        match &call.kind {
+            Kind::Unknown | Kind::Invalid if starts > 0 => out.push(Violation::named(
+                failure_req,
+                format!("call {id}: a tool ran for {failure_what}"),
+            )),
+            Kind::Works(output) => {
+                if starts != 1 && !has_abort {
+                    out.push(Violation::named(
+                        req::RUN_01,
+                        format!("call {id}: its tool started {starts} time(s), expected once"),
+                    ));
+                }
+                if let Some(r) = mine.first() {
+                    if r.is_error == Some(true) {
+                        out.push(Violation::named(
+                            req::RUN_01,
+                            format!(
+                                "call {id}: a valid call to a working tool gave an error result"
+                            ),
+                        ));
+                    } else if let Some(output) = output {
+                        if !reaches(output, &r.delivered) {
+                            out.push(Violation::named(
+                                req::RUN_01,
+                                format!("call {id}: the tool's output {output} is not in what the model receives"),
+                            ));
+                        }
+                    }
+                }
+            }
+            Kind::Pending if !has_abort => {
+                if let Some(Some(false)) = flag {
+                    out.push(Violation::named(
+                        req::TIME_01,
+                        format!("call {id}: a tool that never settled gave a success result"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if has_abort {
+        lost_on_abort(expected, actual, &mut out);
+    }
+
+    // what the measures say, against the bounds
+    for r in &actual.results {
+        let bytes = serde_json::to_string(&r.delivered).map_or(0, |t| t.len()) as f64;
+        if bytes > RESULT_BYTES_BOUND {
+            out.push(Violation::named(
+                req::SIZE_01,
+                format!(
+                    "the result for {:?} is {bytes} bytes, above {RESULT_BYTES_BOUND}",
+                    r.call_id
+                ),
+            ));
+        }
+    }
+    (out, measures)
+}
+
+/// BOUNDARY-ARGS-01 and BOUNDARY-CAN-02: the figures against their bounds.
+fn over_bounds(actual: &PortableObservation, huge: bool, out: &mut Vec<Violation>) {
+    if let Some(m) = &actual.measured {
+        if huge && (m.wall_ms > ANSWER_MS_BOUND || m.peak_memory_growth_bytes > MEMORY_BYTES_BOUND)
+        {
+            out.push(Violation::named(
+            req::ARGS_01,
+            format!(
+                "huge arguments took {:.0} ms and {:.0} MiB of peak memory growth (bounds {ANSWER_MS_BOUND} ms, {} MiB)",
+                m.wall_ms,
+                m.peak_memory_growth_bytes / 1_048_576.0,
+                MEMORY_BYTES_BOUND / 1_048_576.0
+            ),
+        ));
+        }
+        if let Some(ms) = m.abort_to_end_ms.filter(|ms| *ms > ABORT_MS_BOUND) {
+            out.push(Violation::named(
+                req::CAN_02,
+                format!("the turn ended {ms:.0} ms after the abort (bound {ABORT_MS_BOUND} ms)"),
+            ));
+        }
+    }
+}
+
+/// BOUNDARY-CAN-03: the results of calls that finished before the abort
+/// are kept.
+fn lost_on_abort(
+    expected: &PortableObservation,
+    actual: &PortableObservation,
+    out: &mut Vec<Violation>,
+) {
+    for e in &expected.results {
+        let kept = actual.results.iter().any(|a| a.call_id == e.call_id);
+        if !kept {
+            out.push(Violation::named(
+                req::CAN_03,
+                format!(
+                    "the result of {:?}, finished before the abort, was lost",
+                    e.call_id
+                ),
+            ));
+        }
+    }
+}
+
+fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec<Call<'a>> {
+    scenario
+        .turn
+        .iter()
+        .map(|spec| {
+            let tool = scenario.tools.iter().position(|t| t.name == spec.name);
+            let alone = scenario.turn.iter().filter(|c| c.name == spec.name).count() == 1;
+            let kind = match tool.and_then(|i| Some((scenario.tools.get(i)?, behaviours.get(i)?))) {
+                None => Kind::Unknown,
+                Some((t, b)) => {
+                    let refused = verdict(&t.input_schema, t.check.as_ref(), &spec.arguments, "")
+                        .ok()
+                        .flatten()
+                        .is_some();
+                    if refused {
+                        Kind::Invalid
+                    } else {
+                        kind_of(b)
+                    }
+                }
+            };
+            Call {
+                spec,
+                kind,
+                tool,
+                alone,
+            }
+        })
+        .collect()
+}
+
+fn kind_of(b: &Behaviour) -> Kind {
+    match b {
+        Behaviour::Throws(_) | Behaviour::Rejects(_) => Kind::Fails,
+        Behaviour::Pending { .. } => Kind::Pending,
+        Behaviour::Progress { then, .. } => kind_of(then),
+        Behaviour::Returns(v) | Behaviour::Resolves(v) => {
+            if is_plain(v) {
+                // small plain values are looked for in what is delivered
+                let small = serde_json::to_string(v).is_ok_and(|t| t.len() <= 1_024);
+                Kind::Works((small && !v.is_null()).then(|| v.clone()))
+            } else {
+                Kind::Hostile
+            }
+        }
+    }
+}
+
+/// Plain JSON: no `$` family anywhere (a `literal` counts as plain).
+fn is_plain(v: &Json) -> bool {
+    let mut open = vec![v];
+    while let Some(v) = open.pop() {
+        match v {
+            Json::Array(items) => open.extend(items),
+            Json::Object(o) => match o.get("$").and_then(Json::as_str) {
+                Some("literal") => {}
+                Some(_) => return false,
+                None => open.extend(o.values()),
+            },
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Whether the arguments hold one of the large families at a huge size.
+fn huge_arguments(v: &Json) -> bool {
+    let mut open = vec![v];
+    while let Some(v) = open.pop() {
+        match v {
+            Json::Array(items) => open.extend(items),
+            Json::Object(o) => match o.get("$").and_then(Json::as_str) {
+                Some("deep" | "wide" | "longString") => {
+                    let size = ["depth", "keys", "length"]
+                        .iter()
+                        .find_map(|k| o.get(*k).and_then(Json::as_u64))
+                        .unwrap_or(0);
+                    if size >= HUGE_ARGUMENTS {
+                        return true;
+                    }
+                }
+                Some(_) => {}
+                None => open.extend(o.values()),
+            },
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether `output` (plain JSON, `literal`s unwrapped) reaches the model:
+/// somewhere in `delivered` as that value, or as a string that is its JSON
+/// text (or, for a string output, the string itself).
+pub fn reaches(output: &Json, delivered: &Json) -> bool {
+    let output = unwrap_literals(output);
+    let mut open = vec![delivered];
+    while let Some(d) = open.pop() {
+        if *d == output {
+            return true;
+        }
+        match d {
+            Json::String(s) if serde_json::from_str::<Json>(s).is_ok_and(|p| p == output) => {
+                return true;
+            }
+            Json::Array(items) => open.extend(items),
+            Json::Object(o) => open.extend(o.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn unwrap_literals(v: &Json) -> Json {
+    match v {
+        Json::Array(items) => Json::Array(items.iter().map(unwrap_literals).collect()),
+        Json::Object(o) => match (o.get("$").and_then(Json::as_str), o.get("value")) {
+            (Some("literal"), Some(inner)) => inner.clone(),
+            _ => Json::Object(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), unwrap_literals(v)))
+                    .collect(),
+            ),
+        },
+        other => other.clone(),
+    }
+}
+
+fn measures(actual: &PortableObservation) -> Vec<Measure> {
+    let Some(m) = &actual.measured else {
+        return Vec::new();
+    };
+    let mut out = vec![
+        Measure {
+            name: "wall time".into(),
+            value: m.wall_ms,
+            unit: "ms".into(),
+            bound: None,
+        },
+        Measure {
+            name: "peak memory growth".into(),
+            value: m.peak_memory_growth_bytes,
+            unit: "bytes".into(),
+            bound: Some(MEMORY_BYTES_BOUND),
+        },
+        Measure {
+            name: "bytes the model receives".into(),
+            value: m.delivered_bytes,
+            unit: "bytes".into(),
+            bound: None,
+        },
+    ];
+    if let Some(ms) = m.abort_to_end_ms {
+        out.push(Measure {
+            name: "abort to end".into(),
+            value: ms,
+            unit: "ms".into(),
+            bound: Some(ABORT_MS_BOUND),
+        });
+    }
+    out
+}

@@ -1,0 +1,123 @@
+//! The portable suite (`boundary`): the wall every agent runtime must keep
+//! around tool calls (seed 001: every failure becomes a result the model
+//! can read, the loop survives every failure, nothing runs before its
+//! arguments are checked), in a vocabulary any runtime can express: tools
+//! with JSON Schemas and described behaviours, one model turn, an abort
+//! timing. `spec` holds the formats, `translate` turns a scenario into core
+//! scenarios, `reference` projects the core reference's observations,
+//! `judge` and `requirements` grade a runtime's observation.
+
+pub mod judge;
+pub mod reference;
+pub mod requirements;
+pub mod spec;
+pub mod translate;
+
+pub use reference::observe;
+pub use spec::{PortableObservation, PortableScenario};
+
+use crate::suites::{Judgement, Level, SuiteDef};
+use crate::Error;
+use serde_json::Value as Json;
+
+/// The portable suite.
+pub struct Portable;
+
+/// The one instance `suites::all` lists.
+pub static PORTABLE: Portable = Portable;
+
+const OBSERVATION_SCHEMA: &str =
+    include_str!("../../../corpus/schema/boundary-observation.schema.json");
+
+fn scenario(json: &Json) -> Result<PortableScenario, Error> {
+    serde_json::from_value(json.clone())
+        .map_err(|e| Error::scenario(format!("boundary scenario: {e}")))
+}
+
+fn observation(json: &Json) -> Result<PortableObservation, Error> {
+    serde_json::from_value(json.clone())
+        .map_err(|e| Error::scenario(format!("boundary observation: {e}")))
+}
+
+impl SuiteDef for Portable {
+    fn id(&self) -> &'static str {
+        "boundary"
+    }
+
+    fn requirement_prefix(&self) -> &'static str {
+        "BOUNDARY-"
+    }
+
+    fn level(&self, requirement: &str) -> Level {
+        requirements::level(requirement)
+    }
+
+    fn check_scenario(&self, json: &Json) -> Result<(), Error> {
+        translate::decode(&scenario(json)?).map(|_| ())
+    }
+
+    fn observe(&self, json: &Json) -> Result<Json, Error> {
+        let observed = observe(&scenario(json)?)?;
+        serde_json::to_value(observed).map_err(|e| Error::scenario(format!("encoding: {e}")))
+    }
+
+    fn capabilities(&self, json: &Json) -> Vec<String> {
+        let Ok(s) = scenario(json) else {
+            return Vec::new();
+        };
+        let mut needed = Vec::new();
+        if s.abort.is_some() {
+            needed.push("abort".to_string());
+        }
+        if s.tools.iter().any(|t| t.check.is_some()) {
+            needed.push("check".to_string());
+        }
+        let mut names: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|w| w.first() == w.get(1)) {
+            needed.push("duplicateNames".to_string());
+        }
+        if s.turn.len() > 1 {
+            needed.push("parallel".to_string());
+        }
+        if s.turn
+            .iter()
+            .any(|c| !s.tools.iter().any(|t| t.name == c.name))
+        {
+            needed.push("unknownTool".to_string());
+        }
+        if s.tools
+            .iter()
+            .any(|t| t.behaviour.get("progress").is_some())
+        {
+            needed.push("progress".to_string());
+        }
+        needed
+    }
+
+    fn observation_schema(&self) -> &'static str {
+        OBSERVATION_SCHEMA
+    }
+
+    fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
+        let parsed = (
+            scenario(scenario_json),
+            observation(expected),
+            observation(actual),
+        );
+        let (Ok(s), Ok(e), Ok(a)) = parsed else {
+            return Judgement {
+                violations: vec![crate::suites::Violation::unnamed(
+                    "the scenario or an observation does not decode",
+                )],
+                ..Judgement::default()
+            };
+        };
+        let (violations, measures) = judge::judge(&s, &e, &a);
+        Judgement {
+            violations,
+            notes: Vec::new(),
+            measures,
+        }
+    }
+}

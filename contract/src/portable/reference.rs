@@ -1,0 +1,107 @@
+//! The portable suite's reference: a portable scenario translated to core
+//! scenarios (`translate`), run on the core oracle, and its observations
+//! projected onto what the portable suite sees: the registration, how the
+//! turn ended, one result per call as the model receives it, which tools
+//! started, and what escaped. Deterministic, as the oracle is.
+
+use super::spec::*;
+use super::translate::{to_core, DEADLINE_REASON};
+use crate::scenario::observation::{Event, Outcome, Registered};
+use crate::scenario::observe as observe_core;
+use crate::Error;
+use serde_json::{json, Value as Json};
+
+/// The code of the error result the boundary's deadline gives a call whose
+/// tool never settled.
+pub const TIMEOUT_CODE: &str = "TOOL_TIMEOUT";
+
+/// The reference's observation of `scenario`.
+pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error> {
+    let cores = to_core(scenario)?;
+    let mut observation = PortableObservation {
+        registration: Registration::Ok,
+        turn: TurnEnd::Completed,
+        results: Vec::new(),
+        ran: Vec::new(),
+        uncaught: 0,
+        measured: None,
+        notes: Vec::new(),
+    };
+    let mut aborted = false;
+    for (i, core) in cores.iter().enumerate() {
+        let observed = observe_core(core)?;
+        if let Some(registration) = observed.registrations.first() {
+            match &registration.outcome {
+                Registered::Ok => {}
+                Registered::ContractError(code) => {
+                    observation.registration = Registration::Refused {
+                        name: "ToolContractError".into(),
+                        message: format!("{code:?}"),
+                    };
+                    observation.turn = TurnEnd::NotRun;
+                    return Ok(observation);
+                }
+                Registered::Rejected(thrown) => {
+                    observation.registration = Registration::Refused {
+                        name: "Error".into(),
+                        message: thrown.to_string(),
+                    };
+                    observation.turn = TurnEnd::NotRun;
+                    return Ok(observation);
+                }
+            }
+        }
+        let (Some(call), Some(spec)) = (observed.calls.first(), scenario.turn.get(i)) else {
+            continue;
+        };
+        observation.uncaught += call.unhandled_rejections;
+        for event in &call.trace {
+            if let Event::Call(c) = event {
+                let is_execution = c
+                    .args
+                    .iter()
+                    .any(|a| a.get("$").and_then(Json::as_str) == Some("context"));
+                let tool = c
+                    .call
+                    .strip_prefix("execute")
+                    .and_then(|n| n.parse::<usize>().ok());
+                if let (true, Some(tool)) = (is_execution, tool) {
+                    observation.ran.push(RanSeen {
+                        tool,
+                        call_id: Some(spec.id.clone()),
+                        after_abort: false,
+                    });
+                }
+            }
+        }
+        match &call.outcome {
+            Outcome::Result(r) => observation.results.push(ResultSeen {
+                call_id: r.tool_call_id.as_str().map(str::to_string),
+                is_error: Some(r.is_error),
+                delivered: serde_json::to_value(r).unwrap_or(Json::Null),
+            }),
+            Outcome::Cancelled(reason)
+                if reason.reason.as_ref().and_then(Json::as_str) == Some(DEADLINE_REASON) =>
+            {
+                observation.results.push(ResultSeen {
+                    call_id: Some(spec.id.clone()),
+                    is_error: Some(true),
+                    delivered: json!({"error": {"code": TIMEOUT_CODE,
+                        "message": "the tool did not settle before the deadline"}}),
+                })
+            }
+            Outcome::Cancelled(_) => aborted = true,
+            Outcome::Pending => observation.turn = TurnEnd::Pending,
+            other => {
+                observation.turn = TurnEnd::Rejected {
+                    name: "Error".into(),
+                    message: format!("{other:?}"),
+                }
+            }
+        }
+    }
+    if aborted && observation.turn == TurnEnd::Completed {
+        observation.turn = TurnEnd::Aborted;
+    }
+    Ok(observation)
+}

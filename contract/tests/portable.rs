@@ -1,0 +1,408 @@
+//! The portable suite's reference and judge: the reference's observation of
+//! each scenario keeps every requirement, and each MUST and SHOULD
+//! requirement is seen failing on an observation broken the way real
+//! runtimes break it. SPEC.md's `## boundary` lists the same ids.
+
+use serde_json::{json, Value as Json};
+use toolgate_contract::portable::judge::judge;
+use toolgate_contract::portable::spec::*;
+use toolgate_contract::portable::{observe, requirements};
+
+fn scenario(v: Json) -> PortableScenario {
+    serde_json::from_value(v).expect("a portable scenario")
+}
+
+fn schema() -> Json {
+    json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+}
+
+fn tool(name: &str, behaviour: Json) -> Json {
+    json!({"name": name, "inputSchema": schema(), "behaviour": behaviour})
+}
+
+fn call(id: &str, name: &str) -> Json {
+    json!({"id": id, "name": name, "arguments": {"path": "a.txt"}})
+}
+
+/// Judges `broken(reference observation)` and expects exactly the
+/// requirement ids `expected` (none: the reference itself passes).
+fn check(s: &PortableScenario, broken: impl Fn(&mut PortableObservation), expected: &[&str]) {
+    let reference = observe(s).expect("the reference observes");
+    let (clean, _) = judge(s, &reference, &reference);
+    assert!(
+        clean.is_empty(),
+        "the reference fails itself: {clean:?}\n{reference:#?}"
+    );
+    let mut actual = reference.clone();
+    broken(&mut actual);
+    let (found, _) = judge(s, &reference, &actual);
+    let mut ids: Vec<String> = found.iter().filter_map(|v| v.requirement.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(ids, want, "violations {found:#?}\nreference {reference:#?}");
+}
+
+#[test]
+fn a_working_tool_gives_a_success_that_carries_its_output() {
+    let s = scenario(
+        json!({"tools": [tool("read", json!({"returns": {"text": "hi"}}))],
+        "turn": [call("c1", "read")]}),
+    );
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.turn, TurnEnd::Completed);
+    assert_eq!(reference.results.len(), 1);
+    assert_eq!(reference.results[0].is_error, Some(false));
+    assert_eq!(reference.ran.len(), 1);
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| o.results[0].delivered = json!("something else"),
+        &[requirements::RUN_01],
+    );
+    check(
+        &s,
+        |o| o.results[0].is_error = Some(true),
+        &[requirements::RUN_01],
+    );
+    check(&s, |o| o.results.clear(), &[requirements::LINK_01]);
+    check(
+        &s,
+        |o| o.results[0].call_id = Some("other".into()),
+        &[requirements::LINK_01],
+    );
+    check(&s, |o| o.uncaught = 1, &[requirements::PROC_01]);
+    check(
+        &s,
+        |o| {
+            o.results[0].delivered = json!("x".repeat(70_000) + "{\"text\":\"hi\"}");
+            o.results[0].delivered = json!([{"text": "{\"text\":\"hi\"}"}, "x".repeat(70_000)]);
+        },
+        &[requirements::SIZE_01],
+    );
+}
+
+#[test]
+fn an_unknown_tool_gives_an_error_result_and_runs_nothing() {
+    let s = scenario(json!({"tools": [tool("read", json!({"returns": 1}))],
+        "turn": [call("c1", "ghost"), call("c2", "read")]}));
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.results[0].is_error, Some(true));
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| o.results[0].is_error = Some(false),
+        &[requirements::UNK_01],
+    );
+    check(
+        &s,
+        |o| o.results[0].is_error = None,
+        &[requirements::FLAG_01],
+    );
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Rejected {
+                name: "Error".into(),
+                message: "no such tool".into(),
+            }
+        },
+        &[requirements::TURN_01],
+    );
+}
+
+#[test]
+fn refused_arguments_never_reach_the_tool() {
+    let s = scenario(json!({"tools": [tool("read", json!({"returns": 1}))],
+        "turn": [{"id": "c1", "name": "read", "arguments": {"path": 5}}]}));
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.results[0].is_error, Some(true));
+    assert!(reference.ran.is_empty());
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: Some("c1".into()),
+                after_abort: false,
+            })
+        },
+        &[requirements::VAL_01],
+    );
+    check(
+        &s,
+        |o| {
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: None,
+                after_abort: false,
+            })
+        },
+        &[requirements::VAL_01],
+    );
+}
+
+#[test]
+fn an_extra_check_refuses_like_the_schema() {
+    let mut t = tool("read", json!({"returns": 1}));
+    t["check"] = json!({"key": "path", "equals": "/etc/passwd", "message": "not that file"});
+    let s = scenario(json!({"tools": [t],
+        "turn": [{"id": "c1", "name": "read", "arguments": {"path": "/etc/passwd"}}, call("c2", "read")]}));
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.results[0].is_error, Some(true));
+    assert_eq!(reference.results[1].is_error, Some(false));
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: Some("c1".into()),
+                after_abort: false,
+            })
+        },
+        &[requirements::VAL_01],
+    );
+}
+
+#[test]
+fn throws_and_rejections_become_error_results() {
+    for behaviour in [
+        json!({"throws": {"error": "boom"}}),
+        json!({"throws": {"string": "boom"}}),
+        json!({"rejects": {"value": {"code": 7}}}),
+        json!({"rejects": {"error": "late boom"}}),
+    ] {
+        let s = scenario(
+            json!({"tools": [tool("t", behaviour), tool("ok", json!({"returns": "fine"}))],
+            "turn": [call("c1", "t"), call("c2", "ok")]}),
+        );
+        check(&s, |_| {}, &[]);
+        check(
+            &s,
+            |o| o.results[0].is_error = Some(false),
+            &[requirements::ERR_01],
+        );
+        check(
+            &s,
+            |o| {
+                o.results.remove(1);
+            },
+            &[requirements::TURN_01],
+        );
+    }
+}
+
+#[test]
+fn hostile_outputs_get_a_result() {
+    for value in [
+        json!({"$": "cyclic"}),
+        json!({"$": "deep", "depth": 100_000}),
+        json!({"$": "longString", "length": 10_000_000}),
+        json!({"$": "bigint", "value": "12345678901234567890"}),
+        json!({"$": "undefined"}),
+        json!({"$": "function"}),
+        json!({"$": "throwingGetter", "message": "no"}),
+        json!({"$": "throwingToJSON", "message": "no"}),
+    ] {
+        let s = scenario(
+            json!({"tools": [tool("t", json!({"returns": value}))], "turn": [call("c1", "t")]}),
+        );
+        check(&s, |_| {}, &[]);
+        check(
+            &s,
+            |o| {
+                o.turn = TurnEnd::Rejected {
+                    name: "TypeError".into(),
+                    message: "cyclic".into(),
+                }
+            },
+            &[requirements::OUT_01],
+        );
+        check(
+            &s,
+            |o| {
+                o.turn = TurnEnd::Pending;
+                o.results.clear();
+            },
+            &[requirements::OUT_01],
+        );
+    }
+}
+
+#[test]
+fn an_abort_while_a_call_is_pending_keeps_the_finished_results() {
+    let s = scenario(json!({"tools": [tool("ok", json!({"returns": 1})),
+            tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
+        "turn": [call("c1", "ok"), call("c2", "slow")], "abort": {"whilePending": "c2"}}));
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.turn, TurnEnd::Aborted);
+    assert_eq!(reference.results.len(), 1);
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Rejected {
+                name: "AbortError".into(),
+                message: "aborted".into(),
+            };
+            o.results.clear();
+        },
+        &[requirements::CAN_03],
+    );
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Pending;
+        },
+        &[requirements::CAN_02],
+    );
+    check(
+        &s,
+        |o| {
+            o.measured = Some(Measured {
+                wall_ms: 5.0,
+                peak_memory_growth_bytes: 0.0,
+                delivered_bytes: 10.0,
+                abort_to_end_ms: Some(5_000.0),
+            })
+        },
+        &[requirements::CAN_02],
+    );
+}
+
+#[test]
+fn after_an_abort_no_tool_starts() {
+    let s = scenario(json!({"tools": [tool("ok", json!({"returns": 1}))],
+        "turn": [call("c1", "ok")], "abort": {"before": {}}}));
+    let reference = observe(&s).unwrap();
+    assert!(reference.ran.is_empty() && reference.results.is_empty());
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: Some("c1".into()),
+                after_abort: true,
+            })
+        },
+        &[requirements::CAN_01],
+    );
+}
+
+#[test]
+fn duplicate_names_are_refused_at_registration() {
+    let s = scenario(
+        json!({"tools": [tool("t", json!({"returns": 1})), tool("t", json!({"returns": 2}))],
+        "turn": [call("c1", "t")]}),
+    );
+    let reference = observe(&s).unwrap();
+    assert!(matches!(
+        reference.registration,
+        Registration::Refused { .. }
+    ));
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.registration = Registration::Ok;
+            o.turn = TurnEnd::Completed;
+            o.results = vec![ResultSeen {
+                call_id: Some("c1".into()),
+                is_error: Some(false),
+                delivered: json!("1"),
+            }];
+            o.ran = vec![RanSeen {
+                tool: 0,
+                call_id: Some("c1".into()),
+                after_abort: false,
+            }];
+        },
+        &[requirements::DUP_01],
+    );
+}
+
+#[test]
+fn a_tool_that_never_settles_is_timed_out() {
+    let s = scenario(
+        json!({"tools": [tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
+        "turn": [call("c1", "slow")]}),
+    );
+    let reference = observe(&s).unwrap();
+    assert_eq!(reference.results[0].is_error, Some(true));
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Pending;
+            o.results.clear();
+        },
+        &[requirements::TIME_01],
+    );
+}
+
+#[test]
+fn huge_arguments_are_answered_within_the_bounds() {
+    let s = scenario(json!({"tools": [tool("t", json!({"returns": 1}))],
+        "turn": [{"id": "c1", "name": "t", "arguments": {"$": "wide", "keys": 999_000}}]}));
+    let reference = observe(&s).unwrap();
+    assert_eq!(
+        reference.results[0].is_error,
+        Some(true),
+        "no `path`: refused"
+    );
+    check(&s, |_| {}, &[]);
+    check(
+        &s,
+        |o| {
+            o.measured = Some(Measured {
+                wall_ms: 45_000.0,
+                peak_memory_growth_bytes: 1.5e9,
+                delivered_bytes: 10.0,
+                abort_to_end_ms: None,
+            })
+        },
+        &[requirements::ARGS_01],
+    );
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Rejected {
+                name: "RangeError".into(),
+                message: "stack".into(),
+            };
+            o.results.clear();
+        },
+        &[requirements::TURN_01],
+    );
+}
+
+#[test]
+fn malformed_scenarios_name_their_fault() {
+    let bad = [
+        (
+            json!({"tools": [tool("t", json!({"explodes": 1}))], "turn": []}),
+            "/tools/0/behaviour",
+        ),
+        (
+            json!({"tools": [tool("t", json!({"returns": {"$": "deep", "depth": -1}}))], "turn": []}),
+            "/tools/0/behaviour/returns",
+        ),
+        (
+            json!({"tools": [], "turn": [{"id": "c", "name": "t", "arguments": "text"}]}),
+            "/turn/0/arguments",
+        ),
+        (
+            json!({"tools": [tool("t", json!({"returns": 1}))], "turn": [call("c1", "t")], "abort": {"whilePending": "c1"}}),
+            "/abort/whilePending",
+        ),
+    ];
+    for (s, at) in bad {
+        let s = scenario(s);
+        let e = observe(&s).expect_err("malformed");
+        assert!(e.to_string().contains(at), "{e} should name {at}");
+    }
+}
