@@ -291,6 +291,20 @@ fn after_an_abort_no_tool_starts() {
         },
         &[requirements::CAN_01],
     );
+    // a runtime may report the cancelled call as an error result
+    check(
+        &s,
+        |o| {
+            o.turn = TurnEnd::Completed;
+            o.results = vec![ResultSeen {
+                call_id: Some("c1".into()),
+                is_error: Some(true),
+                delivered: json!("Operation aborted"),
+                bytes: None,
+            }];
+        },
+        &[],
+    );
 }
 
 #[test]
@@ -314,6 +328,7 @@ fn duplicate_names_are_refused_at_registration() {
                 call_id: Some("c1".into()),
                 is_error: Some(false),
                 delivered: json!("1"),
+                bytes: None,
             }];
             o.ran = vec![RanSeen {
                 tool: 0,
@@ -378,6 +393,28 @@ fn huge_arguments_are_answered_within_the_bounds() {
         },
         &[requirements::TURN_01],
     );
+    // arguments the schema accepts but the host cannot take may be refused
+    let deep = scenario(
+        json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "behaviour": {"returns": 1}}],
+        "turn": [{"id": "c1", "name": "t", "arguments": {"$": "deep", "depth": 100_000}}]}),
+    );
+    check(&deep, |_| {}, &[]);
+    check(
+        &deep,
+        |o| {
+            o.results[0].is_error = Some(true);
+            o.ran.clear();
+        },
+        &[],
+    );
+    check(
+        &deep,
+        |o| {
+            o.turn = TurnEnd::Pending;
+            o.results.clear();
+        },
+        &[requirements::ARGS_01],
+    );
 }
 
 #[test]
@@ -405,4 +442,36 @@ fn malformed_scenarios_name_their_fault() {
         let e = observe(&s).expect_err("malformed");
         assert!(e.to_string().contains(at), "{e} should name {at}");
     }
+}
+
+#[test]
+fn starts_without_call_ids_are_counted_per_tool() {
+    let s = scenario(json!({"tools": [tool("read", json!({"returns": "x"}))],
+        "turn": [call("c1", "read"), {"id": "c2", "name": "read", "arguments": {}}, call("c3", "read")]}));
+    let anonymous = |o: &mut PortableObservation| {
+        for r in &mut o.ran {
+            r.call_id = None;
+        }
+    };
+    check(&s, anonymous, &[]);
+    check(
+        &s,
+        |o| {
+            anonymous(o);
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: None,
+                after_abort: false,
+            });
+        },
+        &[requirements::VAL_01],
+    );
+    check(
+        &s,
+        |o| {
+            anonymous(o);
+            o.ran.pop();
+        },
+        &[requirements::RUN_01],
+    );
 }

@@ -9,6 +9,7 @@ mod error;
 pub mod expectations;
 pub mod explain;
 pub mod generate;
+pub mod matrix;
 pub mod outcome;
 pub mod protocol;
 pub mod report;

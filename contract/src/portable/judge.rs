@@ -169,6 +169,7 @@ pub fn judge(
             )),
         }
     }
+    let mut unattributed = std::collections::BTreeSet::new();
     for call in &calls {
         let id = &call.spec.id;
         let mine: Vec<&ResultSeen> = actual
@@ -195,14 +196,28 @@ pub fn judge(
             // which of the same-named tools ran is the runtime's choice
             continue;
         }
-        let starts = actual
-            .ran
-            .iter()
-            .filter(|r| match &r.call_id {
-                Some(c) => c == id,
-                None => call.alone && Some(r.tool) == call.tool,
-            })
-            .count();
+        // starts are the call's when the runtime gives its tool bodies the
+        // call id, or when no other call of the turn names the tool; else
+        // they are counted per tool after this loop
+        let attributable = call.alone
+            || actual
+                .ran
+                .iter()
+                .any(|r| Some(r.tool) == call.tool && r.call_id.is_some());
+        let starts = if attributable {
+            actual
+                .ran
+                .iter()
+                .filter(|r| match &r.call_id {
+                    Some(c) => c == id,
+                    None => Some(r.tool) == call.tool,
+                })
+                .count()
+        } else {
+            unattributed.insert(call.tool);
+            1
+        };
+        let starts_of_refused = if attributable { starts } else { 0 };
         let flag = mine.first().map(|r| r.is_error);
         let (failure_req, failure_what) = match call.kind {
             Kind::Unknown => (req::UNK_01, "an unknown tool"),
@@ -224,10 +239,16 @@ pub fn judge(
             }
         }
         match &call.kind {
-            Kind::Unknown | Kind::Invalid if starts > 0 => out.push(Violation::named(
+            Kind::Unknown | Kind::Invalid if starts_of_refused > 0 => out.push(Violation::named(
                 failure_req,
                 format!("call {id}: a tool ran for {failure_what}"),
             )),
+            // huge arguments may be refused (a host's stack or size limit,
+            // as the core allows): ARGS-01 and TURN-01 judge them
+            Kind::Works(_) if huge_arguments(&call.spec.arguments) => {}
+            // a call the reference did not complete (the abort stopped it)
+            // may end however the runtime reports a cancellation
+            Kind::Works(_) if !expected_result => {}
             Kind::Works(output) => {
                 if starts != 1 && !has_abort {
                     out.push(Violation::named(
@@ -264,13 +285,18 @@ pub fn judge(
             _ => {}
         }
     }
+    if !duplicates {
+        runs_per_tool(&unattributed, expected, actual, &calls, &mut out);
+    }
     if has_abort {
         lost_on_abort(expected, actual, &mut out);
     }
 
     // what the measures say, against the bounds
     for r in &actual.results {
-        let bytes = serde_json::to_string(&r.delivered).map_or(0, |t| t.len()) as f64;
+        let bytes = r
+            .bytes
+            .unwrap_or_else(|| serde_json::to_string(&r.delivered).map_or(0.0, |t| t.len() as f64));
         if bytes > RESULT_BYTES_BOUND {
             out.push(Violation::named(
                 req::SIZE_01,
@@ -303,6 +329,36 @@ fn over_bounds(actual: &PortableObservation, huge: bool, out: &mut Vec<Violation
             out.push(Violation::named(
                 req::CAN_02,
                 format!("the turn ended {ms:.0} ms after the abort (bound {ABORT_MS_BOUND} ms)"),
+            ));
+        }
+    }
+}
+
+/// Starts without call ids of tools several calls name: the tool must have
+/// started as often as the reference ran it (more is a refused call run,
+/// fewer a valid call not run).
+fn runs_per_tool(
+    tools: &std::collections::BTreeSet<Option<usize>>,
+    expected: &PortableObservation,
+    actual: &PortableObservation,
+    calls: &[Call<'_>],
+    out: &mut Vec<Violation>,
+) {
+    for tool in tools.iter().flatten() {
+        let want = expected.ran.iter().filter(|r| r.tool == *tool).count();
+        let got = actual.ran.iter().filter(|r| r.tool == *tool).count();
+        let refused = calls
+            .iter()
+            .any(|c| c.tool == Some(*tool) && c.kind == Kind::Invalid);
+        if got > want && refused {
+            out.push(Violation::named(
+                req::VAL_01,
+                format!("tool {tool} started {got} time(s), but only {want} of its calls have arguments it accepts"),
+            ));
+        } else if got != want && expected.turn == TurnEnd::Completed {
+            out.push(Violation::named(
+                req::RUN_01,
+                format!("tool {tool} started {got} time(s), expected {want} (one per valid call)"),
             ));
         }
     }

@@ -79,6 +79,7 @@ pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error
                 call_id: r.tool_call_id.as_str().map(str::to_string),
                 is_error: Some(r.is_error),
                 delivered: serde_json::to_value(r).unwrap_or(Json::Null),
+                bytes: None,
             }),
             Outcome::Cancelled(reason)
                 if reason.reason.as_ref().and_then(Json::as_str) == Some(DEADLINE_REASON) =>
@@ -88,6 +89,7 @@ pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error
                     is_error: Some(true),
                     delivered: json!({"error": {"code": TIMEOUT_CODE,
                         "message": "the tool did not settle before the deadline"}}),
+                    bytes: None,
                 })
             }
             Outcome::Cancelled(_) => aborted = true,

@@ -133,8 +133,13 @@ pub struct ResultSeen {
     pub call_id: Option<String>,
     /// The error flag the model sees (`null`: the runtime has none).
     pub is_error: Option<bool>,
-    /// The result exactly as it goes to the model.
+    /// The result exactly as it goes to the model (an adapter may cut
+    /// what is too long to send back, saying so in the value).
     pub delivered: Json,
+    /// UTF-8 bytes of the whole result as the model receives it, when the
+    /// adapter measured it (`delivered` may have been cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<f64>,
 }
 
 /// A tool body started.

@@ -1,0 +1,200 @@
+// One portable (boundary) case on a runtime, through its shim
+// (adapters/node/runtimes/SHIM.md): the case's tools and turn built as
+// JavaScript, the abort timed by latches on the tools' own events, the turn
+// given a settle window, and what happened encoded as the suite's
+// observation (corpus/schema/boundary-observation.schema.json).
+
+import { executorFor, materialize } from './behaviours.mjs';
+import { encodeDelivered, utf8Bytes } from './encode-delivered.mjs';
+
+/** Which features a scenario needs (the names of SHIM.md's notApplicable). */
+export function needs(scenario) {
+  const out = [];
+  if (scenario.abort) out.push('abort');
+  if (scenario.tools.some((t) => t.check)) out.push('check');
+  const names = scenario.tools.map((t) => t.name);
+  if (new Set(names).size !== names.length) out.push('duplicateNames');
+  if (scenario.turn.length > 1) out.push('parallel');
+  if (scenario.turn.some((c) => !names.includes(c.name))) out.push('unknownTool');
+  if (scenario.tools.some((t) => t.behaviour && Object.hasOwn(t.behaviour, 'progress'))) out.push('progress');
+  return out;
+}
+
+/** The reason the shim gives for not being able to run `scenario`, if any. */
+export function notApplicable(shim, scenario) {
+  for (const need of needs(scenario)) {
+    const reason = shim.notApplicable?.[need];
+    if (reason) return `${need}: ${reason}`;
+  }
+  return undefined;
+}
+
+function isPending(behaviour) {
+  if (Object.hasOwn(behaviour, 'progress')) return isPending(behaviour.then);
+  return Object.hasOwn(behaviour, 'pending');
+}
+
+function sameJson(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function nextMacrotask() {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Counts unhandled rejections and uncaught exceptions while a case runs. */
+export const escaped = { count: 0 };
+process.on('unhandledRejection', (reason) => {
+  escaped.count += 1;
+  process.stderr.write(`toolgate boundary adapter: unhandled rejection: ${reason?.stack ?? reason}\n`);
+});
+process.on('uncaughtException', (error) => {
+  escaped.count += 1;
+  process.stderr.write(`toolgate boundary adapter: uncaught exception: ${error?.stack ?? error}\n`);
+});
+
+/**
+ * Runs `scenario` on `shim` and resolves with the observation. `settleMs`
+ * is how long the turn may take before it is called pending (real
+ * transports do I/O: this is a window, not a sleep that orders anything).
+ */
+export async function observeCase(shim, scenario, { settleMs }) {
+  const controller = new AbortController();
+  const ran = [];
+  const started = new Set();
+  const settledTools = new Set();
+  let abortedAt;
+  const abort = () => {
+    if (controller.signal.aborted) return;
+    abortedAt = performance.now();
+    controller.abort();
+  };
+  const timing = scenario.abort ?? {};
+  const callOfTimingName = (id) => scenario.turn.find((c) => c.id === id);
+  const toolIndexOf = (name) => scenario.tools.findIndex((t) => t.name === name);
+
+  // whilePending: once the named call's tool started and every started
+  // tool that settles on its own has settled, one macrotask later
+  let pendingCheckQueued = false;
+  const maybeAbortWhilePending = () => {
+    if (!timing.whilePending || pendingCheckQueued || controller.signal.aborted) return;
+    const call = callOfTimingName(timing.whilePending);
+    const index = toolIndexOf(call?.name);
+    if (!started.has(index)) return;
+    const waiting = [...started].some(
+      (i) => !isPending(scenario.tools[i].behaviour) && !settledTools.has(i),
+    );
+    if (waiting) return;
+    pendingCheckQueued = true;
+    nextMacrotask().then(() => {
+      pendingCheckQueued = false;
+      const stillWaiting = [...started].some(
+        (i) => !isPending(scenario.tools[i].behaviour) && !settledTools.has(i),
+      );
+      if (stillWaiting) return;
+      abort();
+    });
+  };
+
+  const tools = scenario.tools.map((spec, index) => {
+    const onEvent = (event) => {
+      if (event.event === 'start') {
+        const entry = { tool: index };
+        if (typeof event.callId === 'string') entry.callId = event.callId;
+        if (controller.signal.aborted) entry.afterAbort = true;
+        ran.push(entry);
+        started.add(index);
+        maybeAbortWhilePending();
+      } else if (event.event === 'settle') {
+        settledTools.add(index);
+        const call = timing.afterSettled && callOfTimingName(timing.afterSettled);
+        if (call && toolIndexOf(call.name) === index) nextMacrotask().then(abort);
+        maybeAbortWhilePending();
+      }
+    };
+    const check = spec.check
+      ? (args) => (args != null && sameJson(args[spec.check.key], spec.check.equals) ? spec.check.message : null)
+      : undefined;
+    return {
+      name: spec.name,
+      description: spec.description ?? '',
+      inputSchema: spec.inputSchema,
+      check,
+      execute: executorFor(spec.behaviour, { index, onEvent }),
+      behaviour: spec.behaviour,
+      index,
+      onEvent,
+    };
+  });
+  const calls = scenario.turn.map((c) => ({ id: c.id, name: c.name, arguments: materialize(c.arguments) }));
+  if (timing.before) abort();
+
+  const escapedBefore = escaped.count;
+  const rssBefore = process.resourceUsage().maxRSS;
+  const start = performance.now();
+  let window;
+  const windowEnds = new Promise((resolve) => {
+    window = setTimeout(() => resolve({ pending: true }), settleMs);
+  });
+  const outcome = await Promise.race([
+    Promise.resolve()
+      .then(() => shim.runTurn({ tools, calls, signal: controller.signal }))
+      .then(
+        (value) => ({ value }),
+        (error) => ({ error }),
+      ),
+    windowEnds,
+  ]);
+  clearTimeout(window);
+  const end = performance.now();
+  // stray rejections of the turn surface within a few turns of the loop
+  await nextMacrotask();
+  await nextMacrotask();
+  const measured = {
+    wallMs: round(end - start),
+    peakMemoryGrowthBytes: Math.max(0, process.resourceUsage().maxRSS - rssBefore) * 1024,
+    deliveredBytes: 0,
+  };
+  if (abortedAt !== undefined && !outcome.pending) measured.abortToEndMs = round(Math.max(0, end - abortedAt));
+  // a turn left pending is abandoned: its signal aborts so a well-behaved
+  // runtime can let go of it before the next case
+  if (outcome.pending) controller.abort();
+
+  const observation = {
+    registration: 'ok',
+    turn: 'completed',
+    results: [],
+    ran,
+    uncaught: escaped.count - escapedBefore,
+    measured,
+  };
+  if (outcome.pending) {
+    observation.turn = 'pending';
+  } else if (outcome.error !== undefined) {
+    const e = outcome.error;
+    const named = { name: String(e?.name ?? typeof e), message: String(e?.message ?? e) };
+    observation.turn = controller.signal.aborted && named.name === 'AbortError' ? 'aborted' : { rejected: named };
+  } else {
+    const value = outcome.value ?? {};
+    if (value.registrationError) {
+      observation.registration = { refused: { name: String(value.registrationError.name), message: String(value.registrationError.message) } };
+      observation.turn = 'notRun';
+    }
+    for (const r of value.results ?? []) {
+      const bytes = utf8Bytes(r.delivered);
+      measured.deliveredBytes += bytes;
+      observation.results.push({
+        callId: typeof r.callId === 'string' ? r.callId : null,
+        isError: typeof r.isError === 'boolean' ? r.isError : null,
+        delivered: encodeDelivered(r.delivered),
+        bytes,
+      });
+    }
+    if (Array.isArray(value.notes) && value.notes.length > 0) observation.notes = value.notes.map(String);
+  }
+  return observation;
+}
+
+function round(ms) {
+  return Math.round(ms * 1000) / 1000;
+}

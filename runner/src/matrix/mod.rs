@@ -1,0 +1,354 @@
+//! `toolgate matrix`: one suite run on a list of runtimes (a checked-in
+//! file: `matrix/runtimes.json`), graded into a runtimes × requirements
+//! grid and written as a static HTML page (`html.rs`), a Markdown table
+//! for the README (`markdown.rs`), JSON (`runner/schema/matrix.schema.json`)
+//! and one SVG badge per runtime (`badge.rs`). This module holds the data
+//! model and how a cell is graded; it knows no suite's insides, only the
+//! statuses, the violated requirement ids and their levels.
+
+pub mod badge;
+pub mod html;
+pub mod markdown;
+
+use crate::Error;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One entry of the runtimes file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RuntimeEntry {
+    /// Short, unique, used in file names (`ai-7`).
+    pub id: String,
+    /// What people call it (`Vercel AI SDK`).
+    pub name: String,
+    /// The package under test and its exact version.
+    pub package: String,
+    pub version: String,
+    /// The adapter command, run from the repository root.
+    pub adapter: String,
+    pub suites: Vec<String>,
+    /// The expected-failures baseline, relative to the runtimes file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<PathBuf>,
+    /// Where its shim says which execution path is driven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// The runtimes file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RuntimesFile {
+    pub description: String,
+    pub runtimes: Vec<RuntimeEntry>,
+}
+
+impl RuntimesFile {
+    /// Reads and checks a runtimes file (ids unique and usable in file
+    /// names).
+    pub fn load(path: &Path) -> Result<RuntimesFile, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::usage(format!("{}: {e}", path.display())))?;
+        let file: RuntimesFile = serde_json::from_str(&text)
+            .map_err(|e| Error::usage(format!("{}: {e}", path.display())))?;
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &file.runtimes {
+            let usable = !r.id.is_empty()
+                && r.id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_');
+            if !usable {
+                return Err(Error::usage(format!(
+                    "{}: runtime id {:?} must be letters, digits, `-`, `.` or `_`",
+                    path.display(),
+                    r.id
+                )));
+            }
+            if !seen.insert(r.id.clone()) {
+                return Err(Error::usage(format!(
+                    "{}: runtime id {} appears twice",
+                    path.display(),
+                    r.id
+                )));
+            }
+        }
+        Ok(file)
+    }
+}
+
+/// How a requirement weighs (from its suite).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Weight {
+    Must,
+    Should,
+}
+
+/// A requirement, a row of the grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Requirement {
+    pub id: String,
+    pub level: Weight,
+    pub text: String,
+}
+
+/// One case as a runtime did it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseResult {
+    pub id: String,
+    /// The runner's status name (`pass`, `fail`, `warn`, `n/a`, `skip`,
+    /// `error`, `timeout`, `crash`).
+    pub status: String,
+    /// The requirements the case is about (its case file).
+    pub about: Vec<String>,
+    /// The requirements it violated, each with what happened.
+    pub violations: Vec<(Option<String>, String)>,
+    /// Figures: name, value, unit, bound.
+    pub measures: Vec<(String, f64, String, Option<f64>)>,
+    /// Why it was n/a, skipped, or broke.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Whether the baseline expected it to fail.
+    pub expected: bool,
+    pub reproduce: String,
+}
+
+/// The grade of one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum Grade {
+    Pass,
+    /// Only SHOULD violations.
+    Warn,
+    Fail,
+    /// Every case about it was not applicable to the runtime.
+    #[serde(rename = "n/a")]
+    NotApplicable,
+    /// No case about it ran (skipped, errors).
+    Untested,
+}
+
+impl Grade {
+    pub fn name(self) -> &'static str {
+        match self {
+            Grade::Pass => "pass",
+            Grade::Warn => "warn",
+            Grade::Fail => "fail",
+            Grade::NotApplicable => "n/a",
+            Grade::Untested => "untested",
+        }
+    }
+}
+
+/// One cell: a runtime against a requirement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cell {
+    pub grade: Grade,
+    /// The ids of the cases behind the grade (about it, or violating it).
+    pub cases: Vec<String>,
+}
+
+/// One runtime's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    pub runtime: RuntimeEntry,
+    /// The adapter's own name and version, from its handshake.
+    pub implementation: String,
+    pub duration_secs: f64,
+    pub cells: BTreeMap<String, Cell>,
+    pub cases: Vec<CaseResult>,
+    /// Counts of case statuses.
+    pub summary: BTreeMap<String, usize>,
+}
+
+/// The whole matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Matrix {
+    pub toolgate: String,
+    pub suite: String,
+    /// When it was generated (RFC 3339, UTC), and on what machine.
+    pub generated: String,
+    pub machine: String,
+    pub duration_secs: f64,
+    pub requirements: Vec<Requirement>,
+    pub rows: Vec<Row>,
+}
+
+/// Grades one cell from a runtime's cases.
+pub fn grade(requirement: &Requirement, cases: &[CaseResult]) -> Cell {
+    let mut behind = Vec::new();
+    let mut grade = Grade::Untested;
+    let mut applicable = false;
+    let mut not_applicable = false;
+    for c in cases {
+        let violated = c
+            .violations
+            .iter()
+            .any(|(r, _)| r.as_deref() == Some(requirement.id.as_str()));
+        let about = c.about.contains(&requirement.id);
+        if !violated && !about {
+            continue;
+        }
+        behind.push(c.id.clone());
+        match c.status.as_str() {
+            "n/a" => not_applicable = true,
+            "pass" | "fail" | "warn" | "timeout" | "crash" => {
+                applicable = true;
+                let g = if violated || matches!(c.status.as_str(), "timeout" | "crash") {
+                    match requirement.level {
+                        Weight::Must => Grade::Fail,
+                        Weight::Should => Grade::Warn,
+                    }
+                } else {
+                    Grade::Pass
+                };
+                grade = match (grade, g) {
+                    (Grade::Untested, g) => g,
+                    (a, b) => a.max(b),
+                };
+            }
+            _ => {}
+        }
+    }
+    if !applicable && not_applicable {
+        grade = Grade::NotApplicable;
+    }
+    Cell {
+        grade,
+        cases: behind,
+    }
+}
+
+/// A row from a runtime's cases.
+pub fn row(
+    runtime: RuntimeEntry,
+    implementation: String,
+    duration_secs: f64,
+    requirements: &[Requirement],
+    cases: Vec<CaseResult>,
+) -> Row {
+    let cells = requirements
+        .iter()
+        .map(|r| (r.id.clone(), grade(r, &cases)))
+        .collect();
+    let mut summary = BTreeMap::new();
+    for c in &cases {
+        *summary.entry(c.status.clone()).or_insert(0) += 1;
+    }
+    Row {
+        runtime,
+        implementation,
+        duration_secs,
+        cells,
+        cases,
+        summary,
+    }
+}
+
+/// Writes every output of `matrix` under `dir`: `index.html`,
+/// `matrix.md`, `matrix.json`, `badges/<id>.svg`.
+pub fn write_all(matrix: &Matrix, dir: &Path) -> Result<(), Error> {
+    let io = |what: &Path, e: std::io::Error| Error::usage(format!("{}: {e}", what.display()));
+    std::fs::create_dir_all(dir.join("badges")).map_err(|e| io(dir, e))?;
+    let write = |name: PathBuf, text: String| std::fs::write(&name, text).map_err(|e| io(&name, e));
+    write(dir.join("index.html"), html::page(matrix))?;
+    write(dir.join("matrix.md"), markdown::table(matrix))?;
+    let json = serde_json::to_string_pretty(matrix)
+        .map_err(|e| Error::usage(format!("matrix JSON: {e}")))?;
+    write(dir.join("matrix.json"), json + "\n")?;
+    for row in &matrix.rows {
+        write(
+            dir.join("badges").join(format!("{}.svg", row.runtime.id)),
+            badge::svg(matrix, row),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn requirement(id: &str, level: Weight) -> Requirement {
+        Requirement {
+            id: id.into(),
+            level,
+            text: String::new(),
+        }
+    }
+
+    fn case(id: &str, status: &str, about: &[&str], violated: &[&str]) -> CaseResult {
+        CaseResult {
+            id: id.into(),
+            status: status.into(),
+            about: about.iter().map(|s| s.to_string()).collect(),
+            violations: violated
+                .iter()
+                .map(|v| (Some(v.to_string()), "broke".to_string()))
+                .collect(),
+            measures: Vec::new(),
+            message: None,
+            expected: false,
+            reproduce: String::new(),
+        }
+    }
+
+    fn check(level: Weight, cases: &[CaseResult], want: Grade) {
+        let cell = grade(&requirement("R", level), cases);
+        assert_eq!(cell.grade, want, "{cases:?}");
+    }
+
+    #[test]
+    fn a_cell_takes_the_worst_grade_of_its_cases() {
+        check(Weight::Must, &[case("a", "pass", &["R"], &[])], Grade::Pass);
+        check(
+            Weight::Must,
+            &[
+                case("a", "pass", &["R"], &[]),
+                case("b", "fail", &[], &["R"]),
+            ],
+            Grade::Fail,
+        );
+        check(
+            Weight::Should,
+            &[case("a", "warn", &["R"], &["R"])],
+            Grade::Warn,
+        );
+        check(
+            Weight::Must,
+            &[case("a", "fail", &["R"], &["OTHER"])],
+            Grade::Pass,
+        );
+        check(
+            Weight::Must,
+            &[case("a", "n/a", &["R"], &[])],
+            Grade::NotApplicable,
+        );
+        check(
+            Weight::Must,
+            &[
+                case("a", "n/a", &["R"], &[]),
+                case("b", "pass", &["R"], &[]),
+            ],
+            Grade::Pass,
+        );
+        check(
+            Weight::Must,
+            &[case("a", "skip", &["R"], &[])],
+            Grade::Untested,
+        );
+        check(
+            Weight::Must,
+            &[case("a", "timeout", &["R"], &[])],
+            Grade::Fail,
+        );
+        check(Weight::Must, &[], Grade::Untested);
+    }
+}
