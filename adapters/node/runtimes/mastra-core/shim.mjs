@@ -18,6 +18,7 @@ import { MastraLogger } from "@mastra/core/logger";
 import { createTool } from "@mastra/core/tools";
 import { resolveSerializedZodOutput } from "@mastra/core/utils";
 import { jsonSchemaToZod } from "@mastra/schema-compat/json-to-zod";
+import { argumentsText } from "../../boundary/arguments-text.mjs";
 
 export const runtime = {
   id: "mastra-core",
@@ -57,48 +58,6 @@ class NotesLogger extends MastraLogger {
   trackException() {}
 }
 
-// The model interface carries tool-call arguments as JSON text
-// (LanguageModelV2 `tool-call.input`): the arguments, JSON values the model
-// produced, are written with JSON.stringify. JSON.stringify recurses, so for
-// an argument nested deeper than the stack allows the same text is written
-// without recursion: a 100,000-deep argument is text the model sent, whatever
-// JavaScript's stack.
-function jsonText(value) {
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-  }
-  const out = [];
-  const stack = [{ value }];
-  while (stack.length > 0) {
-    const top = stack.pop();
-    if (typeof top === "string") {
-      out.push(top);
-      continue;
-    }
-    const v = top.value;
-    if (v === null || typeof v !== "object") {
-      out.push(JSON.stringify(v) ?? "null");
-    } else if (Array.isArray(v)) {
-      stack.push("]");
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] });
-        if (i > 0) stack.push(",");
-      }
-      out.push("[");
-    } else {
-      const keys = Object.keys(v);
-      stack.push("}");
-      for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push({ value: v[keys[i]] });
-        stack.push(`${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:`);
-      }
-      out.push("{");
-    }
-  }
-  return out.join("");
-}
 
 const USAGE = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
@@ -114,7 +73,7 @@ function scriptedModel(calls, prompts) {
           type: "tool-call",
           toolCallId: c.id,
           toolName: c.name,
-          input: jsonText(c.arguments),
+          input: argumentsText(c.arguments),
         })),
         finishReason: "tool-calls",
         usage: USAGE,

@@ -1,0 +1,52 @@
+// The boundary adapter's own pieces, without a runtime: the arguments text
+// the shims share, the total encoding of delivered values, and the tools
+// built from behaviours. Run: node --test adapters/node/boundary/test/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { argumentsText } from '../arguments-text.mjs';
+import { encodeDelivered, utf8Bytes, KEPT_STRING } from '../encode-delivered.mjs';
+import { executorFor, materialize } from '../behaviours.mjs';
+
+test('argumentsText equals JSON.stringify and survives a 10^5-deep value', () => {
+  const value = { a: [1, 'two', null, { b: true }], c: { d: 1.5e-7 }, e: undefined };
+  assert.equal(argumentsText(value), JSON.stringify(value));
+  const root = materialize({ $: 'deep', depth: 100_000 });
+  const text = argumentsText(root);
+  assert.equal(text.length, 100_000 * '{"next":'.length + '{"leaf":true}'.length + 100_000);
+  assert.ok(text.startsWith('{"next":{"next":'));
+});
+
+test('delivered values are encoded totally: cycles, BigInts, undefined, functions, long strings', () => {
+  const loop = materialize({ $: 'cyclic' });
+  assert.deepEqual(encodeDelivered(loop), { name: 'loop', self: { $seen: true } });
+  assert.deepEqual(encodeDelivered({ n: 12n, u: undefined, f() {} }), { n: { $bigint: '12' }, u: { $undefined: true }, f: { $function: 'f' } });
+  const long = encodeDelivered('x'.repeat(KEPT_STRING + 5));
+  assert.equal(long.length, KEPT_STRING + 5);
+  assert.equal(long.$string.length, KEPT_STRING);
+  const deep = encodeDelivered(materialize({ $: 'deep', depth: 100_000 }));
+  assert.ok(JSON.stringify(deep).includes('"$cut":"depth"'));
+  assert.deepEqual(encodeDelivered(materialize({ $: 'throwingGetter', message: 'no' })), { ok: true, broken: { toolgateThrew: 'no' } });
+});
+
+test('utf8Bytes counts the whole value as JSON text', () => {
+  assert.equal(utf8Bytes('héllo'), 6);
+  assert.equal(utf8Bytes({ a: 'xy' }), JSON.stringify({ a: 'xy' }).length);
+  assert.equal(utf8Bytes([1, 2, 3]), JSON.stringify([1, 2, 3]).length);
+  assert.equal(utf8Bytes(materialize({ $: 'longString', length: 10_000_000 })), 10_000_000);
+});
+
+test('executors behave as described and report their starts and settlements', async () => {
+  const events = [];
+  const onEvent = (e) => events.push(e);
+  assert.deepEqual(executorFor({ returns: { a: 1 } }, { index: 0, onEvent })({}, { callId: 'c1' }), { a: 1 });
+  await assert.rejects(executorFor({ rejects: { error: 'late' } }, { index: 1, onEvent })({}, { callId: 'c2' }), /late/);
+  assert.throws(() => executorFor({ throws: { string: 'now' } }, { index: 2, onEvent })({}, {}), (e) => e === 'now');
+  const controller = new AbortController();
+  const pending = executorFor({ pending: { onAbort: 'reject' } }, { index: 3, onEvent })({}, { signal: controller.signal, callId: 'c4' });
+  controller.abort();
+  await assert.rejects(pending, { name: 'AbortError' });
+  assert.deepEqual(events.map((e) => `${e.event}:${e.index}:${e.outcome ?? ''}`), [
+    'start:0:', 'settle:0:fulfilled', 'start:1:', 'settle:1:rejected', 'start:2:', 'settle:2:rejected', 'start:3:', 'settle:3:rejected',
+  ]);
+  assert.equal(Object.keys(materialize({ $: 'wide', keys: 1000 })).length, 1000);
+});
