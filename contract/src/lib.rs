@@ -25,6 +25,7 @@ pub mod registry;
 pub mod scenario;
 pub mod serializer;
 pub mod signal;
+pub mod suites;
 #[cfg(test)]
 mod test_support;
 

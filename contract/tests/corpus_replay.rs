@@ -9,7 +9,7 @@
 
 use std::path::Path;
 use toolgate_contract::scenario::corpus::{load_dir, load_file, to_text};
-use toolgate_contract::scenario::observe;
+use toolgate_contract::scenario::{observe, Observation, Scenario};
 
 /// Compares the oracle's observation of every case with its stored one;
 /// returns the differences, and blesses them when asked.
@@ -31,7 +31,14 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
         let mut changed = false;
         for i in 0..file.cases.len() {
             let id = file.id(&file.cases[i]);
-            let actual = match observe(&file.cases[i].scenario) {
+            let scenario: Scenario = match serde_json::from_value(file.cases[i].scenario.clone()) {
+                Ok(s) => s,
+                Err(e) => {
+                    problems.push(format!("{id}: not a core scenario: {e}"));
+                    continue;
+                }
+            };
+            let actual = match observe(&scenario) {
                 Ok(o) => o,
                 Err(e) => {
                     problems.push(format!("{id}: the oracle cannot run it: {e}"));
@@ -39,11 +46,20 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
                 }
             };
             let case = &mut file.cases[i];
-            if case.expect.as_ref() == Some(&actual) {
+            let stored: Option<Observation> = match &case.expect {
+                Some(expect) => match serde_json::from_value(expect.clone()) {
+                    Ok(o) => Some(o),
+                    Err(e) => {
+                        problems.push(format!("{id}: the stored observation does not decode: {e}"));
+                        None
+                    }
+                },
+                None => None,
+            };
+            if stored.as_ref() == Some(&actual) {
                 continue;
             }
-            let old = case
-                .expect
+            let old = stored
                 .as_ref()
                 .map(|o| serde_json::to_string_pretty(o).unwrap())
                 .unwrap_or_default();
@@ -53,7 +69,7 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
                 line_diff(&old, &new)
             ));
             if bless {
-                case.expect = Some(actual);
+                case.expect = Some(serde_json::to_value(&actual).unwrap());
                 changed = true;
             }
         }

@@ -1,10 +1,11 @@
 //! The `toolgate` command: `run`, `list`, `explain`.
 
+use clap::builder::PossibleValuesParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use toolgate_contract::scenario::Suite;
+use toolgate_contract::suites::{self, SuiteDef};
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_runner::{adapter, cases, explain, Error};
 
@@ -28,8 +29,9 @@ enum Command {
     List {
         #[arg(value_enum, default_value = "cases")]
         what: ListWhat,
-        #[arg(long, value_enum)]
-        suite: Vec<SuiteArg>,
+        /// Only this suite (repeatable; default: all).
+        #[arg(long, value_parser = suite_ids())]
+        suite: Vec<String>,
         /// Read the corpus from this directory instead of the embedded one.
         #[arg(long)]
         corpus: Option<PathBuf>,
@@ -53,19 +55,9 @@ enum ListWhat {
     Cases,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum SuiteArg {
-    Core,
-    Boundary,
-}
-
-impl From<SuiteArg> for Suite {
-    fn from(s: SuiteArg) -> Suite {
-        match s {
-            SuiteArg::Core => Suite::Core,
-            SuiteArg::Boundary => Suite::Boundary,
-        }
-    }
+/// `--suite` takes the id of any suite the runner has.
+fn suite_ids() -> PossibleValuesParser {
+    PossibleValuesParser::new(suites::all().into_iter().map(|s| s.id()))
 }
 
 #[derive(clap::Args)]
@@ -76,8 +68,8 @@ struct RunArgs {
     #[arg(long = "impl", value_name = "COMMAND")]
     implementation: Option<String>,
     /// Only this suite (repeatable; default: all).
-    #[arg(long, value_enum)]
-    suite: Vec<SuiteArg>,
+    #[arg(long, value_parser = suite_ids())]
+    suite: Vec<String>,
     /// Only cases whose id matches this glob (repeatable), e.g. 'calls/*'.
     #[arg(long = "case", value_name = "GLOB")]
     cases: Vec<String>,
@@ -132,6 +124,10 @@ struct RunArgs {
     junit: Option<PathBuf>,
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Fail the cases that break only SHOULD requirements (by default they
+    /// are reported as `warn` and pass the run).
+    #[arg(long)]
+    strict: bool,
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -182,7 +178,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             let options = RunOptions {
                 program: std::env::args().next().unwrap_or_else(|| "toolgate".into()),
                 implementation,
-                filter_suites: args.suite.into_iter().map(Suite::from).collect(),
+                filter_suites: args.suite,
                 cases: args.cases,
                 exclude: args.exclude,
                 case_files: args.case_file,
@@ -200,6 +196,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 markdown: args.markdown,
                 progress: !args.no_progress,
                 quiet: args.quiet,
+                strict: args.strict,
             };
             let report = run(&options)?;
             print!("{}", report.terminal());
@@ -210,16 +207,19 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             suite,
             corpus,
         } => {
-            let suites: Vec<Suite> = suite.into_iter().map(Suite::from).collect();
+            let chosen: Vec<&'static dyn SuiteDef> = suites::all()
+                .into_iter()
+                .filter(|s| suite.is_empty() || suite.iter().any(|id| id == s.id()))
+                .collect();
             let all: Vec<cases::RunCase> = cases::corpus(corpus.as_deref())?
                 .into_iter()
-                .filter(|c| suites.is_empty() || suites.contains(&c.suite))
+                .filter(|c| chosen.iter().any(|s| s.id() == c.suite.id()))
                 .collect();
             print!(
                 "{}",
                 match what {
-                    ListWhat::Suites => explain::suites(&all),
-                    ListWhat::Requirements => explain::requirement_list(&all),
+                    ListWhat::Suites => explain::suites(&chosen, &all),
+                    ListWhat::Requirements => explain::requirement_list(&chosen, &all),
                     ListWhat::Cases => explain::case_list(&all),
                 }
             );

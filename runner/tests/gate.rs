@@ -76,7 +76,7 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
 #[test]
 fn filters_select_by_suite_and_glob() {
     let mut o = options(None);
-    o.filter_suites = vec![toolgate_contract::scenario::Suite::Boundary];
+    o.filter_suites = vec!["boundary".into()];
     let report = check(&o, Status::Pass, 0);
     assert!(!report.cases.is_empty());
     assert!(report.cases.iter().all(|c| c.id.starts_with("boundary/")));
@@ -182,6 +182,28 @@ fn the_command_line_exit_codes() {
     assert!(err.contains("--timeout"), "{err}");
     let (code, _, _) = toolgate(&["run", "--no-such-flag"]);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn suites_are_ids_the_command_line_checks() {
+    let (code, _, err) = toolgate(&["run", "--suite", "pipeline-x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("core") && err.contains("boundary"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.json");
+    std::fs::write(
+        &path,
+        r#"{"suite": "pipeline-x", "group": "g", "description": "", "cases": []}"#,
+    )
+    .unwrap();
+    let (code, _, err) = toolgate(&["run", "--case-file", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("odd.json") && err.contains("unknown suite \"pipeline-x\""),
+        "{err}"
+    );
+    let (code, out, _) = toolgate(&["run", "--strict", "--case", "calls/*"]);
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]

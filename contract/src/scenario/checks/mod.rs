@@ -32,41 +32,10 @@ use crate::model::{
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::fmt;
 
-/// One way an observation departs from the reference's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The SPEC.md id broken; `None` when no predicate recognised the
-    /// difference (the message is then a diff).
-    pub requirement: Option<String>,
-    pub message: String,
-}
-
-impl Violation {
-    fn named(requirement: &str, message: impl Into<String>) -> Violation {
-        Violation {
-            requirement: Some(requirement.to_string()),
-            message: message.into(),
-        }
-    }
-
-    fn unnamed(message: impl Into<String>) -> Violation {
-        Violation {
-            requirement: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.requirement {
-            Some(r) => write!(f, "{r}: {}", self.message),
-            None => write!(f, "differs from the reference: {}", self.message),
-        }
-    }
-}
+/// One way an observation departs from the reference's (the one type of
+/// every suite, in [`crate::suites`]).
+pub use crate::suites::Violation;
 
 /// Every difference between `expected` (the reference's observation of
 /// `scenario`) and `actual`, as violations.

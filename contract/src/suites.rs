@@ -1,0 +1,172 @@
+//! What the runner needs of a suite, so that it runs, judges, lists and
+//! reports any suite without knowing its insides: each suite (its
+//! scenario vocabulary, reference, checks and requirement levels) is one
+//! [`SuiteDef`], and [`all`] is the list the runner and the corpus tools
+//! go through. Scenarios and observations cross this interface as JSON, the
+//! form case files and adapters hold them in; each suite decodes its own.
+
+use crate::Error;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::fmt;
+
+/// How much a requirement weighs in the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Level {
+    /// Breaking it fails the case.
+    Must,
+    /// Breaking it is reported (`warn`); it fails the case only under
+    /// `--strict`.
+    Should,
+}
+
+/// One way an observation departs from the reference's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The SPEC.md id broken; `None` when no predicate recognised the
+    /// difference (the message is then a diff). An unnamed violation
+    /// weighs as a MUST.
+    pub requirement: Option<String>,
+    pub message: String,
+}
+
+impl Violation {
+    /// A difference a predicate recognised as breaking `requirement`.
+    pub fn named(requirement: &str, message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: Some(requirement.to_string()),
+            message: message.into(),
+        }
+    }
+
+    /// A difference no predicate recognised.
+    pub fn unnamed(message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.requirement {
+            Some(r) => write!(f, "{r}: {}", self.message),
+            None => write!(f, "differs from the reference: {}", self.message),
+        }
+    }
+}
+
+impl Level {
+    /// The level as reports spell it (`"must"`, `"should"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
+        }
+    }
+}
+
+/// A figure a case measured (wall time, memory growth, bytes the model
+/// receives), reported next to its bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measure {
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+    /// The bound SPEC.md sets for it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+}
+
+/// A suite's verdict on one observation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Judgement {
+    /// Empty when the observation is taken as expected.
+    pub violations: Vec<Violation>,
+    /// Differences the suite took as expected, each saying why (a host
+    /// limit, an abort point).
+    pub notes: Vec<String>,
+    /// What the case measured.
+    pub measures: Vec<Measure>,
+}
+
+/// One suite.
+pub trait SuiteDef: Send + Sync {
+    /// The id case files and the command line use (`"core"`).
+    fn id(&self) -> &'static str;
+
+    /// The prefix of its requirement ids in SPEC.md (`"CORE-"`).
+    fn requirement_prefix(&self) -> &'static str;
+
+    /// The level of one of its requirements.
+    fn level(&self, requirement: &str) -> Level;
+
+    /// Checks that `scenario` is a well-formed scenario of this suite; the
+    /// error names the JSON Pointer of the fault.
+    fn check_scenario(&self, scenario: &Json) -> Result<(), Error>;
+
+    /// The reference's observation of `scenario`, as JSON.
+    fn observe(&self, scenario: &Json) -> Result<Json, Error>;
+
+    /// The capability names an adapter must declare to run `scenario`.
+    fn capabilities(&self, scenario: &Json) -> Vec<String>;
+
+    /// The JSON Schema (text) every observation of this suite keeps; the
+    /// runner checks adapters' replies against it before judging.
+    fn observation_schema(&self) -> &'static str;
+
+    /// `actual` against `expected` for `scenario`.
+    fn judge(&self, scenario: &Json, expected: &Json, actual: &Json) -> Judgement;
+
+    /// Every capability name [`capabilities`](SuiteDef::capabilities) may
+    /// return. Added for the runner: the built-in reference announces them
+    /// all, and a case of an adapter that announces them all is sent
+    /// without deriving what its scenario needs. Default: none.
+    fn capability_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// An adapter's `observation` (which keeps
+    /// [`observation_schema`](SuiteDef::observation_schema)) in the form
+    /// [`judge`](SuiteDef::judge) reads and reports diff, or why it cannot
+    /// be read. Added for the runner: a schema does not say everything a
+    /// suite's decoder refuses, and a reply the suite cannot read is a
+    /// harness error (the adapter broke the protocol), not a contract
+    /// failure; and an observation re-encoded in its canonical form (key
+    /// order, defaults left out) diffs against the reference's line by
+    /// line. Default: the observation as it came.
+    fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
+        Ok(observation.clone())
+    }
+}
+
+/// A suite shows as its id (`SuiteDef({id})`), so that types holding one
+/// can derive `Debug`.
+impl fmt::Debug for dyn SuiteDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SuiteDef({})", self.id())
+    }
+}
+
+/// Every suite, in the order the runner lists and runs them.
+pub fn all() -> Vec<&'static dyn SuiteDef> {
+    vec![
+        &crate::scenario::CORE,
+        &crate::scenario::BOUNDARY_CORE_PROJECTION,
+    ]
+}
+
+/// The suite with id `id`.
+pub fn get(id: &str) -> Option<&'static dyn SuiteDef> {
+    all().into_iter().find(|s| s.id() == id)
+}
+
+/// The suite whose requirement ids start with its prefix, for a requirement
+/// id read from a baseline or a report.
+pub fn of_requirement(requirement: &str) -> Option<&'static dyn SuiteDef> {
+    all()
+        .into_iter()
+        .find(|s| requirement.starts_with(s.requirement_prefix()))
+}
