@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { identify, loadImplementation, observe, UnrepresentableScenario } from './observe.mjs';
 
-const SUITES = ['core', 'boundary'];
+const SUITES = ['core'];
 const CAPABILITIES = ['proxy', 'bigint', 'symbol', 'accessors', 'otherRealm', 'loneSurrogates', 'concurrent', 'jobTurns'];
 
 function parseArguments(argv) {
@@ -65,7 +65,8 @@ try {
 }
 
 // A module may narrow what it claims with `export const toolgate = { suites,
-// capabilities }` (a shim for another runtime claims only `boundary`).
+// capabilities }` (an implementation without proxies drops `proxy`). Real
+// runtimes are graded on the boundary suite by adapters/node/boundary/.
 function declared(key, known) {
   const list = implementation?.toolgate?.[key];
   return Array.isArray(list) ? known.filter((item) => list.includes(item)) : known;

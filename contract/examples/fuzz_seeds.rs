@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use toolgate_contract::scenario::corpus::load_dir;
+use toolgate_contract::scenario::Scenario;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -18,7 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (_, file) in &files {
             for case in &file.cases {
                 let stem = file.id(case).replace('/', "__");
-                let mut scenario = case.scenario.clone();
+                // every suite of the corpus is written in the core vocabulary
+                let mut scenario: Scenario = serde_json::from_value(case.scenario.clone())?;
                 let seeds: Vec<serde_json::Value> = match target {
                     "call" => scenario.calls.iter().map(|c| c.call.clone()).collect(),
                     "registry" => {

@@ -8,6 +8,7 @@
 use crate::Error;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::fmt;
 
 /// How much a requirement weighs in the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,25 @@ impl Violation {
         Violation {
             requirement: None,
             message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.requirement {
+            Some(r) => write!(f, "{r}: {}", self.message),
+            None => write!(f, "differs from the reference: {}", self.message),
+        }
+    }
+}
+
+impl Level {
+    /// The level as reports spell it (`"must"`, `"should"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
         }
     }
 }
@@ -99,14 +119,51 @@ pub trait SuiteDef: Send + Sync {
 
     /// `actual` against `expected` for `scenario`.
     fn judge(&self, scenario: &Json, expected: &Json, actual: &Json) -> Judgement;
+
+    /// Every capability name [`capabilities`](SuiteDef::capabilities) may
+    /// return. Added for the runner: the built-in reference announces them
+    /// all, and a case of an adapter that announces them all is sent
+    /// without deriving what its scenario needs. Default: none.
+    fn capability_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// An adapter's `observation` (which keeps
+    /// [`observation_schema`](SuiteDef::observation_schema)) in the form
+    /// [`judge`](SuiteDef::judge) reads and reports diff, or why it cannot
+    /// be read. Added for the runner: a schema does not say everything a
+    /// suite's decoder refuses, and a reply the suite cannot read is a
+    /// harness error (the adapter broke the protocol), not a contract
+    /// failure; and an observation re-encoded in its canonical form (key
+    /// order, defaults left out) diffs against the reference's line by
+    /// line. Default: the observation as it came.
+    fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
+        Ok(observation.clone())
+    }
+}
+
+/// A suite shows as its id (`SuiteDef({id})`), so that types holding one
+/// can derive `Debug`.
+impl fmt::Debug for dyn SuiteDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SuiteDef({})", self.id())
+    }
 }
 
 /// Every suite, in the order the runner lists and runs them.
 pub fn all() -> Vec<&'static dyn SuiteDef> {
-    vec![&crate::portable::PORTABLE]
+    vec![&crate::scenario::CORE, &crate::portable::PORTABLE]
 }
 
 /// The suite with id `id`.
 pub fn get(id: &str) -> Option<&'static dyn SuiteDef> {
     all().into_iter().find(|s| s.id() == id)
+}
+
+/// The suite whose requirement ids start with its prefix, for a requirement
+/// id read from a baseline or a report.
+pub fn of_requirement(requirement: &str) -> Option<&'static dyn SuiteDef> {
+    all()
+        .into_iter()
+        .find(|s| requirement.starts_with(s.requirement_prefix()))
 }

@@ -20,8 +20,10 @@ use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use toolgate_contract::portable::PORTABLE;
 use toolgate_contract::scenario::corpus::{load_dir, CaseFile};
-use toolgate_contract::scenario::Suite;
+use toolgate_contract::scenario::CORE;
+use toolgate_contract::suites::{self, SuiteDef};
 
 const BEGIN: &str = "<!-- coverage:begin -->";
 const END: &str = "<!-- coverage:end -->";
@@ -31,9 +33,11 @@ const EXEMPTION: &str = "**No case can show**";
 /// resolves to the sibling file, as it does for any validator reading them
 /// from one directory. Nothing is fetched.
 const SCHEMA_BASE: &str = "file:///toolgate/corpus/schema/";
-const SCHEMAS: [&str; 3] = [
+const SCHEMAS: [&str; 5] = [
     "scenario.schema.json",
     "observation.schema.json",
+    "boundary-scenario.schema.json",
+    "boundary-observation.schema.json",
     "case-file.schema.json",
 ];
 /// Schema errors listed per file; the rest are counted.
@@ -105,21 +109,15 @@ fn corpus() -> &'static [(PathBuf, CaseFile)] {
     })
 }
 
-fn suite_name(suite: Suite) -> String {
-    match serde_json::to_value(suite) {
-        Ok(Json::String(s)) => s,
-        other => panic!("a suite serializes as a string, not {other:?}"),
-    }
-}
-
-fn prefix(suite: Suite) -> String {
-    format!("{}-", suite_name(suite).to_uppercase())
+/// The suite of a loaded case file (the loader refuses unknown ids).
+fn suite(file: &CaseFile) -> &'static dyn SuiteDef {
+    suites::get(&file.suite).unwrap_or_else(|| panic!("unknown suite {}", file.suite))
 }
 
 /// Every case naming each requirement id (ids of cases, in corpus order),
 /// and the suite of each case.
-fn coverage() -> BTreeMap<String, Vec<(Suite, String)>> {
-    let mut by_requirement: BTreeMap<String, Vec<(Suite, String)>> = BTreeMap::new();
+fn coverage() -> BTreeMap<String, Vec<(&'static str, String)>> {
+    let mut by_requirement: BTreeMap<String, Vec<(&'static str, String)>> = BTreeMap::new();
     for (_, file) in corpus() {
         for case in &file.cases {
             let id = file.id(case);
@@ -128,7 +126,7 @@ fn coverage() -> BTreeMap<String, Vec<(Suite, String)>> {
                 by_requirement
                     .entry(requirement.clone())
                     .or_default()
-                    .push((file.suite, id.clone()));
+                    .push((suite(file).id(), id.clone()));
             }
         }
     }
@@ -269,13 +267,13 @@ fn case_ids_are_unique_and_files_follow_the_layout() {
     let mut problems = Vec::new();
     for (path, file) in corpus() {
         let expected = cases_dir()
-            .join(suite_name(file.suite))
+            .join(&file.suite)
             .join(format!("{}.json", file.group));
         if *path != expected {
             problems.push(format!(
                 "{}: a {} case file of group `{}` belongs at {}",
                 relative(path),
-                suite_name(file.suite),
+                file.suite,
                 file.group,
                 relative(&expected)
             ));
@@ -354,11 +352,8 @@ fn every_named_requirement_is_a_spec_requirement_of_the_case_suite() {
             for r in &case.requirements {
                 if !known.contains(r) {
                     problems.push(format!("{id} names {r}, which SPEC.md does not have"));
-                } else if !r.starts_with(&prefix(file.suite)) {
-                    problems.push(format!(
-                        "{id} is a {} case but names {r}",
-                        suite_name(file.suite)
-                    ));
+                } else if !r.starts_with(suite(file).requirement_prefix()) {
+                    problems.push(format!("{id} is a {} case but names {r}", file.suite));
                 }
             }
         }
@@ -384,7 +379,7 @@ fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
             .get(id)
             .into_iter()
             .flatten()
-            .filter(|(suite, _)| *suite == Suite::Core)
+            .filter(|(suite, _)| *suite == CORE.id())
             .map(|(_, c)| c)
             .collect();
         if cases.len() < 2 {
@@ -423,7 +418,7 @@ fn every_boundary_requirement_is_named_by_a_boundary_case() {
                 .get(*id)
                 .into_iter()
                 .flatten()
-                .any(|(suite, _)| *suite == Suite::Boundary)
+                .any(|(suite, _)| *suite == PORTABLE.id())
         })
         .map(|id| format!("{id} is named by no boundary case"))
         .collect();

@@ -1,5 +1,6 @@
 //! Replays the whole corpus against the reference: every stored expected
-//! observation must equal the oracle's, byte for byte once serialized.
+//! observation must equal its suite's reference observation (through
+//! `SuiteDef::observe`), byte for byte once serialized.
 //!
 //! To regenerate expectations deliberately, run
 //! `TOOLGATE_BLESS=1 cargo test --test corpus_replay`: changed cases are
@@ -7,9 +8,10 @@
 //! bless is never silent. `TOOLGATE_CASE_FILES=core/x.json,boundary/y.json`
 //! (paths under `corpus/cases/`) limits the replay to those files.
 
+use serde_json::Value as Json;
 use std::path::Path;
 use toolgate_contract::scenario::corpus::{load_dir, load_file, to_text};
-use toolgate_contract::scenario::observe;
+use toolgate_contract::suites;
 
 /// Compares the oracle's observation of every case with its stored one;
 /// returns the differences, and blesses them when asked.
@@ -31,7 +33,11 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
         let mut changed = false;
         for i in 0..file.cases.len() {
             let id = file.id(&file.cases[i]);
-            let actual = match observe(&file.cases[i].scenario) {
+            let Some(suite) = suites::get(&file.suite) else {
+                problems.push(format!("{id}: no suite {}", file.suite));
+                continue;
+            };
+            let actual: Json = match suite.observe(&file.cases[i].scenario) {
                 Ok(o) => o,
                 Err(e) => {
                     problems.push(format!("{id}: the oracle cannot run it: {e}"));
@@ -39,11 +45,11 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
                 }
             };
             let case = &mut file.cases[i];
-            if case.expect.as_ref() == Some(&actual) {
+            let stored: Option<Json> = case.expect.clone();
+            if stored.as_ref() == Some(&actual) {
                 continue;
             }
-            let old = case
-                .expect
+            let old = stored
                 .as_ref()
                 .map(|o| serde_json::to_string_pretty(o).unwrap())
                 .unwrap_or_default();
@@ -53,7 +59,7 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
                 line_diff(&old, &new)
             ));
             if bless {
-                case.expect = Some(actual);
+                case.expect = Some(serde_json::to_value(&actual).unwrap());
                 changed = true;
             }
         }

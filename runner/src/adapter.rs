@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use toolgate_contract::scenario::invariants;
+use toolgate_contract::suites::SuiteDef;
 
 /// Longest reply line read; anything longer is a flood, not an observation.
 pub const MAX_LINE: usize = 64 << 20;
@@ -419,7 +420,7 @@ impl Adapter {
             seq,
             case: Box::new(CaseRequest {
                 id: case.id.clone(),
-                suite: case.suite,
+                suite: case.suite.id().to_string(),
                 scenario: case.scenario.clone(),
             }),
         };
@@ -447,7 +448,7 @@ impl Adapter {
             }
             Reply::Closed(_) => return Ran::Crash(self.reap()),
         };
-        match read_reply(seq, value) {
+        match read_reply(seq, value, case.suite) {
             Ok(ran) => ran,
             Err(violation) => {
                 // the stream is out of step with the requests: start afresh
@@ -520,9 +521,11 @@ impl Drop for Adapter {
     }
 }
 
-/// A reply to `run` number `seq`: `Ok` with what it says, `Err` when it
-/// breaks the protocol.
-fn read_reply(seq: u64, value: Json) -> Result<Ran, String> {
+/// A reply to `run` number `seq` of a case of `suite`: `Ok` with what it
+/// says (an observation in the suite's canonical form), `Err` when it breaks
+/// the protocol (an observation the suite's schema or decoder refuses
+/// included).
+fn read_reply(seq: u64, value: Json, suite: &dyn SuiteDef) -> Result<Ran, String> {
     protocol::validate(Message::RunReply, &value)
         .map_err(|e| format!("the reply does not match the protocol: {e}"))?;
     let got = value.get("seq").and_then(Json::as_u64).unwrap_or(0);
@@ -534,14 +537,23 @@ fn read_reply(seq: u64, value: Json) -> Result<Ran, String> {
         });
     }
     if let Some(observation) = value.get("observation") {
-        protocol::validate(Message::Observation, observation)
-            .map_err(|e| format!("the observation does not match the observation format: {e}"))?;
+        protocol::validate_observation(suite, observation).map_err(|e| {
+            format!(
+                "the observation does not match the observation format of the {} suite: {e}",
+                suite.id()
+            )
+        })?;
     }
     let reply: protocol::RunReply =
         serde_json::from_value(value).map_err(|e| format!("the reply: {e}"))?;
     Ok(match reply.body {
-        ReplyBody::Observation(o) => Ran::Observed(o),
+        ReplyBody::Observation(o) => Ran::Observed(
+            suite
+                .canonical_observation(&o)
+                .map_err(|e| format!("the reply: {e}"))?,
+        ),
         ReplyBody::Skipped { reason } => Ran::Skipped(reason),
+        ReplyBody::NotApplicable { reason } => Ran::NotApplicable(reason),
         ReplyBody::Error { message } => Ran::Error(format!("the adapter reported: {message}")),
     })
 }

@@ -6,10 +6,11 @@
 use crate::Error;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use include_dir::{include_dir, Dir};
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toolgate_contract::scenario::corpus::{self, CaseFile};
-use toolgate_contract::scenario::{Observation, Scenario, Suite};
+use toolgate_contract::suites::{self, SuiteDef};
 
 static CORPUS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../corpus/cases");
 const SPEC: &str = include_str!("../../SPEC.md");
@@ -18,14 +19,15 @@ const SPEC: &str = include_str!("../../SPEC.md");
 #[derive(Debug, Clone)]
 pub struct RunCase {
     pub id: String,
-    pub suite: Suite,
+    pub suite: &'static dyn SuiteDef,
     pub description: String,
     /// The requirements the case is about (from its file); the violated ones
     /// come from the checks.
     pub requirements: Vec<String>,
-    pub scenario: Scenario,
+    /// In the suite's scenario format.
+    pub scenario: Json,
     /// The reference's observation: stored in the case, or computed.
-    pub expect: Observation,
+    pub expect: Json,
     pub origin: Origin,
 }
 
@@ -77,8 +79,8 @@ fn embedded_files(dir: &Dir<'_>, out: &mut Vec<(String, CaseFile)>) -> Result<()
         let text = file
             .contents_utf8()
             .ok_or_else(|| Error::usage(format!("embedded {path} is not UTF-8")))?;
-        let parsed = serde_json::from_str(text)
-            .map_err(|e| Error::usage(format!("embedded corpus file {path}: {e}")))?;
+        let parsed = corpus::parse(text, &format!("embedded corpus file {path}"))
+            .map_err(|e| Error::usage(e.to_string()))?;
         out.push((path, parsed));
     }
     for sub in dir.dirs() {
@@ -94,19 +96,28 @@ pub fn case_file(path: &Path) -> Result<Vec<RunCase>, Error> {
 }
 
 fn cases_of(file: &CaseFile, origin: Origin) -> Result<Vec<RunCase>, Error> {
+    // a loaded file names a known suite; checked again for files made in
+    // memory
+    let suite = file.suite_def().ok_or_else(|| {
+        Error::usage(format!(
+            "case file of group {}: unknown suite {:?}",
+            file.group, file.suite
+        ))
+    })?;
     file.cases
         .iter()
         .map(|case| {
             let id = file.id(case);
             let expect = match &case.expect {
                 Some(expect) => expect.clone(),
-                // a case not yet blessed is judged against the oracle
-                None => toolgate_contract::scenario::observe(&case.scenario)
+                // a case not yet blessed is judged against the reference
+                None => suite
+                    .observe(&case.scenario)
                     .map_err(|e| Error::usage(format!("case {id}: {e}")))?,
             };
             Ok(RunCase {
                 id,
-                suite: file.suite,
+                suite,
                 description: case.description.clone(),
                 requirements: case.requirements.clone(),
                 scenario: case.scenario.clone(),
@@ -117,16 +128,21 @@ fn cases_of(file: &CaseFile, origin: Origin) -> Result<Vec<RunCase>, Error> {
         .collect()
 }
 
-/// Which cases a run keeps: by suite and by id globs.
+/// Which cases a run keeps: by suite id and by id globs.
 #[derive(Debug, Default)]
 pub struct Filter {
-    pub suites: Vec<Suite>,
+    pub suites: Vec<String>,
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
 }
 
 impl Filter {
-    pub fn new(suites: &[Suite], include: &[String], exclude: &[String]) -> Result<Filter, Error> {
+    pub fn new(suites: &[String], include: &[String], exclude: &[String]) -> Result<Filter, Error> {
+        if let Some(unknown) = suites.iter().find(|s| suites::get(s).is_none()) {
+            return Err(Error::usage(format!(
+                "--suite {unknown}: no such suite (see toolgate list suites)"
+            )));
+        }
         let set = |globs: &[String], flag: &str| -> Result<Option<GlobSet>, Error> {
             if globs.is_empty() {
                 return Ok(None);
@@ -150,22 +166,21 @@ impl Filter {
         })
     }
 
-    pub fn keeps(&self, suite: Suite, id: &str) -> bool {
-        (self.suites.is_empty() || self.suites.contains(&suite))
+    pub fn keeps(&self, suite: &str, id: &str) -> bool {
+        (self.suites.is_empty() || self.suites.iter().any(|s| s == suite))
             && self.include.as_ref().is_none_or(|g| g.is_match(id))
             && !self.exclude.as_ref().is_some_and(|g| g.is_match(id))
     }
 }
 
-/// The requirement ids of SPEC.md with their text (up to "Checked by").
+/// The requirement ids of SPEC.md with their text (up to "Checked by"):
+/// those of every suite, by its requirement prefix.
 pub fn requirements() -> Vec<(String, String)> {
     SPEC.lines()
         .filter_map(|line| {
             let rest = line.strip_prefix("- **")?;
             let (id, text) = rest.split_once("**")?;
-            if !(id.starts_with("CORE-") || id.starts_with("BOUNDARY-")) {
-                return None;
-            }
+            suites::of_requirement(id)?;
             let text = text.split(" Checked by:").next().unwrap_or(text).trim();
             Some((id.to_string(), text.to_string()))
         })
@@ -176,7 +191,7 @@ pub fn requirements() -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
-    fn check(filter: &Filter, suite: Suite, id: &str, kept: bool) {
+    fn check(filter: &Filter, suite: &str, id: &str, kept: bool) {
         assert_eq!(filter.keeps(suite, id), kept, "{id}");
     }
 
@@ -184,21 +199,48 @@ mod tests {
     fn the_embedded_corpus_loads_with_unique_ids() {
         let cases = corpus(None).expect("embedded corpus");
         assert!(cases.len() > 300, "{} cases", cases.len());
-        assert!(cases.iter().any(|c| c.suite == Suite::Boundary));
+        assert!(cases.iter().any(|c| c.suite.id() == "boundary"));
     }
 
     #[test]
     fn globs_match_whole_ids_and_star_crosses_groups() {
         let f = Filter::new(&[], &["calls/*".into()], &["calls/unknown*".into()]).unwrap();
-        check(&f, Suite::Core, "calls/a-case", true);
-        check(&f, Suite::Core, "calls/unknown-tool", false);
-        check(&f, Suite::Core, "registry/a-case", false);
+        check(&f, "core", "calls/a-case", true);
+        check(&f, "core", "calls/unknown-tool", false);
+        check(&f, "core", "registry/a-case", false);
         let f = Filter::new(&[], &[], &["*pending*".into()]).unwrap();
-        check(&f, Suite::Core, "cancellation/abort-when-pending", false);
-        check(&f, Suite::Core, "calls/a-case", true);
-        let f = Filter::new(&[Suite::Boundary], &[], &[]).unwrap();
-        check(&f, Suite::Core, "calls/a-case", false);
-        check(&f, Suite::Boundary, "boundary/x", true);
+        check(&f, "core", "cancellation/abort-when-pending", false);
+        check(&f, "core", "calls/a-case", true);
+        let f = Filter::new(&["boundary".into()], &[], &[]).unwrap();
+        check(&f, "core", "calls/a-case", false);
+        check(&f, "boundary", "boundary/x", true);
+    }
+
+    #[test]
+    fn an_unknown_suite_is_a_usage_error() {
+        let err = Filter::new(&["pipeline-x".into()], &[], &[]).unwrap_err();
+        assert!(err.to_string().contains("--suite pipeline-x"), "{err}");
+    }
+
+    #[test]
+    fn a_case_file_of_an_unknown_suite_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("odd.json");
+        std::fs::write(
+            &path,
+            r#"{"suite": "pipeline-x", "group": "g", "description": "", "cases": []}"#,
+        )
+        .unwrap();
+        let err = case_file(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("odd.json") && err.contains("unknown suite \"pipeline-x\""),
+            "{err}"
+        );
+        let err = corpus(Some(dir.path())).unwrap_err().to_string();
+        assert!(
+            err.contains("--corpus") && err.contains("odd.json"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -207,7 +249,7 @@ mod tests {
         assert!(reqs
             .iter()
             .any(|(id, t)| id == "CORE-SER-07" && !t.is_empty()));
-        assert!(reqs.iter().any(|(id, _)| id == "BOUNDARY-05"));
+        assert!(reqs.iter().any(|(id, _)| id == "BOUNDARY-LINK-01"));
         assert!(reqs.iter().all(|(_, t)| !t.contains("Checked by")));
     }
 }

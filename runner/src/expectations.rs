@@ -21,12 +21,17 @@
 //! exact entry wins over globs. A glob that matches no failure is not stale
 //! (a run of other seeds may simply not meet the divergence); exact entries
 //! are.
+//!
+//! A case that only warns (it breaks SHOULD requirements only) is not a
+//! failure, so a listed one is neither expected nor stale; under
+//! `--strict` it is `fail`, and the file applies to it like to any failure.
 
 use crate::outcome::{CaseOutcome, Expectation};
 use crate::Error;
 use globset::{Glob, GlobMatcher};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
+use toolgate_contract::suites;
 
 /// The parsed file: case id → the requirements listed (empty: any), and the
 /// glob entries in file order.
@@ -63,11 +68,16 @@ impl Expectations {
             let requirements: BTreeSet<String> = words.map(str::to_string).collect();
             if let Some(bad) = requirements
                 .iter()
-                .find(|r| !(r.starts_with("CORE-") || r.starts_with("BOUNDARY-")))
+                .find(|r| suites::of_requirement(r).is_none())
             {
+                let prefixes: Vec<String> = suites::all()
+                    .iter()
+                    .map(|s| format!("{}…", s.requirement_prefix()))
+                    .collect();
                 return Err(format!(
-                    "line {}: {bad:?} is not a requirement id (CORE-… or BOUNDARY-…)",
-                    n + 1
+                    "line {}: {bad:?} is not a requirement id ({})",
+                    n + 1,
+                    prefixes.join(", ")
                 ));
             }
             if is_glob(id) {
@@ -223,12 +233,11 @@ impl Expectations {
 mod tests {
     use super::*;
     use crate::outcome::{CaseOutcome, Status};
-    use toolgate_contract::scenario::Suite;
 
     fn outcome(id: &str, status: Status, requirements: &[&str]) -> CaseOutcome {
         CaseOutcome {
             id: id.into(),
-            suite: Suite::Core,
+            suite: "core".into(),
             status,
             not_run: false,
             duration_ms: 0.0,
@@ -236,6 +245,7 @@ mod tests {
             violations: Vec::new(),
             message: None,
             diff: None,
+            measures: Vec::new(),
             stderr: String::new(),
             reproduce: String::new(),
             expectation: None,
@@ -288,6 +298,20 @@ mod tests {
         check(file, outcome("c/z", Status::Fail, &[]), None, true);
         check(file, outcome("c/z", Status::Pass, &[]), None, false);
         check(file, outcome("a/x", Status::Skip, &[]), None, false);
+        // a warning is not a failure (without --strict): listed, it is
+        // neither expected nor stale; n/a is like skip
+        check(
+            file,
+            outcome("a/x", Status::Warn, &["CORE-VAL-01"]),
+            None,
+            false,
+        );
+        check(
+            file,
+            outcome("a/x", Status::NotApplicable, &[]),
+            None,
+            false,
+        );
     }
 
     fn named(mut o: CaseOutcome) -> CaseOutcome {
@@ -296,6 +320,7 @@ mod tests {
             .iter()
             .map(|r| crate::outcome::Finding {
                 requirement: Some(r.clone()),
+                level: None,
                 message: String::new(),
             })
             .collect();
@@ -330,6 +355,7 @@ mod tests {
         let mut unnamed = outcome("generated/7-3", Status::Fail, &[]);
         unnamed.violations.push(crate::outcome::Finding {
             requirement: None,
+            level: None,
             message: "differs".into(),
         });
         check(

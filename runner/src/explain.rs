@@ -1,36 +1,52 @@
 //! `toolgate list` and `toolgate explain`: the suites, requirements and
 //! cases, and one case in words (what it sets up, what the reference
-//! observes, which requirements it is about).
+//! observes, which requirements it is about). Suites come from
+//! [`suites::all`]; a case in the core vocabulary (its scenario and
+//! observation decode as core ones) is also told in sentences, any other
+//! is shown as JSON.
 
 use crate::cases::{requirements, RunCase};
-use crate::outcome::suite_name;
+use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use toolgate_contract::scenario::observation::{Event, Outcome, Registered, RegistrationObserved};
-use toolgate_contract::scenario::{AbortPlan, Observation, ReasonSpec, RegistryKind};
+use toolgate_contract::scenario::{AbortPlan, Observation, ReasonSpec, RegistryKind, Scenario};
+use toolgate_contract::suites::{Level, SuiteDef};
 
-/// `toolgate list suites`.
-pub fn suites(cases: &[RunCase]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for c in cases {
-        *counts.entry(suite_name(c.suite)).or_default() += 1;
-    }
-    counts
+/// `toolgate list suites`: id, cases, requirement prefix, for each of
+/// `suites` (in [`suites::all`]'s order).
+pub fn suites(suites: &[&'static dyn SuiteDef], cases: &[RunCase]) -> String {
+    suites
         .iter()
-        .map(|(s, n)| format!("{s}\t{n} cases\n"))
+        .map(|s| {
+            let n = cases.iter().filter(|c| c.suite.id() == s.id()).count();
+            format!("{}\t{n} cases\t{}…\n", s.id(), s.requirement_prefix())
+        })
         .collect()
 }
 
-/// `toolgate list requirements`: id, cases naming it, text.
-pub fn requirement_list(cases: &[RunCase]) -> String {
+/// `toolgate list requirements`: for each of `suites`, its SPEC.md
+/// requirements: id, the level when the suite has SHOULD ones, cases
+/// naming it, text.
+pub fn requirement_list(suites: &[&'static dyn SuiteDef], cases: &[RunCase]) -> String {
+    let all = requirements();
     let mut out = String::new();
-    for (id, text) in requirements() {
-        let n = cases
+    for suite in suites {
+        let own: Vec<&(String, String)> = all
             .iter()
-            .filter(|c| c.requirements.contains(&id))
-            .count();
-        let _ = writeln!(out, "{id}\t{n} cases\t{}", first_sentence(&text));
+            .filter(|(id, _)| id.starts_with(suite.requirement_prefix()))
+            .collect();
+        let levels = own.iter().any(|(id, _)| suite.level(id) == Level::Should);
+        for (id, text) in own {
+            let n = cases.iter().filter(|c| c.requirements.contains(id)).count();
+            let level = if levels {
+                format!("{}\t", suite.level(id).name())
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "{id}\t{level}{n} cases\t{}", first_sentence(text));
+        }
     }
     out
 }
@@ -39,14 +55,7 @@ pub fn requirement_list(cases: &[RunCase]) -> String {
 pub fn case_list(cases: &[RunCase]) -> String {
     cases
         .iter()
-        .map(|c| {
-            format!(
-                "{}\t{}\t{}\n",
-                c.id,
-                suite_name(c.suite),
-                c.requirements.join(" ")
-            )
-        })
+        .map(|c| format!("{}\t{}\t{}\n", c.id, c.suite.id(), c.requirements.join(" ")))
         .collect()
 }
 
@@ -61,7 +70,7 @@ fn first_sentence(text: &str) -> String {
 /// `toolgate explain <case-id>`.
 pub fn explain(case: &RunCase) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({} suite)\n", case.id, suite_name(case.suite));
+    let _ = writeln!(out, "{} ({} suite)\n", case.id, case.suite.id());
     let _ = writeln!(out, "{}\n", case.description);
     if !case.requirements.is_empty() {
         let _ = writeln!(out, "Requirements:");
@@ -72,8 +81,25 @@ pub fn explain(case: &RunCase) -> String {
         }
         out.push('\n');
     }
+    let core = (
+        Scenario::deserialize(&case.scenario),
+        Observation::deserialize(&case.expect),
+    );
+    if let (Ok(scenario), Ok(expect)) = core {
+        in_words(&scenario, &expect, &mut out);
+    }
+    let _ = writeln!(
+        out,
+        "\nScenario:\n{}\n\nExpected observation:\n{}",
+        serde_json::to_string_pretty(&case.scenario).unwrap_or_default(),
+        serde_json::to_string_pretty(&case.expect).unwrap_or_default()
+    );
+    out
+}
+
+/// What a core scenario does and what the reference observes, in words.
+fn in_words(s: &Scenario, expect: &Observation, out: &mut String) {
     let _ = writeln!(out, "What it does:");
-    let s = &case.scenario;
     if !s.nodes.is_empty() {
         let names: Vec<&str> = s.nodes.keys().map(String::as_str).collect();
         let _ = writeln!(out, "  builds the nodes {}", names.join(", "));
@@ -120,14 +146,7 @@ pub fn explain(case: &RunCase) -> String {
         let _ = writeln!(out, "  every call is started before any is awaited");
     }
     let _ = writeln!(out, "\nWhat the reference observes:");
-    out.push_str(&observation_in_words(&case.expect));
-    let _ = writeln!(
-        out,
-        "\nScenario:\n{}\n\nExpected observation:\n{}",
-        serde_json::to_string_pretty(&case.scenario).unwrap_or_default(),
-        serde_json::to_string_pretty(&case.expect).unwrap_or_default()
-    );
-    out
+    out.push_str(&observation_in_words(expect));
 }
 
 /// An observation as sentences, one per registration, call and event.

@@ -3,7 +3,6 @@
 //! the reference, and reports (`toolgate run`, `list`, `explain`).
 
 pub mod adapter;
-pub mod capabilities;
 pub mod cases;
 mod error;
 pub mod expectations;

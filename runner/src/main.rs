@@ -1,10 +1,11 @@
 //! The `toolgate` command: `run`, `list`, `explain`.
 
+use clap::builder::PossibleValuesParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use toolgate_contract::scenario::Suite;
+use toolgate_contract::suites::{self, SuiteDef};
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_runner::{adapter, cases, explain, Error};
 
@@ -28,12 +29,20 @@ enum Command {
     List {
         #[arg(value_enum, default_value = "cases")]
         what: ListWhat,
-        #[arg(long, value_enum)]
-        suite: Vec<SuiteArg>,
+        /// Only this suite (repeatable; default: all).
+        #[arg(long, value_parser = suite_ids())]
+        suite: Vec<String>,
         /// Read the corpus from this directory instead of the embedded one.
         #[arg(long)]
         corpus: Option<PathBuf>,
     },
+    /// Run a suite on a list of runtimes (matrix/runtimes.json) and write
+    /// the compliance matrix: index.html, matrix.md, matrix.json and one
+    /// SVG badge per runtime.
+    ///
+    /// Exit code: the worst of the runtimes' runs (1 when a runtime fails
+    /// a case its baseline does not expect, or passes one it does).
+    Matrix(MatrixArgs),
     /// Say what a case does and what the reference observes.
     Explain {
         /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
@@ -46,6 +55,29 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct MatrixArgs {
+    /// The runtimes file.
+    #[arg(long, value_name = "FILE", default_value = "matrix/runtimes.json")]
+    runtimes: PathBuf,
+    /// Only this runtime id (repeatable; default: all of the file).
+    #[arg(long = "runtime", value_name = "ID")]
+    only: Vec<String>,
+    /// Where the page, the table, the JSON and the badges are written.
+    #[arg(long, value_name = "DIR", default_value = "matrix")]
+    out: PathBuf,
+    /// Write each runtime's expected-failures baseline from this run
+    /// instead of checking it.
+    #[arg(long)]
+    write_baselines: bool,
+    /// Seconds a case may take before a runtime's adapter is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ListWhat {
     Suites,
@@ -53,19 +85,9 @@ enum ListWhat {
     Cases,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum SuiteArg {
-    Core,
-    Boundary,
-}
-
-impl From<SuiteArg> for Suite {
-    fn from(s: SuiteArg) -> Suite {
-        match s {
-            SuiteArg::Core => Suite::Core,
-            SuiteArg::Boundary => Suite::Boundary,
-        }
-    }
+/// `--suite` takes the id of any suite the runner has.
+fn suite_ids() -> PossibleValuesParser {
+    PossibleValuesParser::new(suites::all().into_iter().map(|s| s.id()))
 }
 
 #[derive(clap::Args)]
@@ -76,8 +98,8 @@ struct RunArgs {
     #[arg(long = "impl", value_name = "COMMAND")]
     implementation: Option<String>,
     /// Only this suite (repeatable; default: all).
-    #[arg(long, value_enum)]
-    suite: Vec<SuiteArg>,
+    #[arg(long, value_parser = suite_ids())]
+    suite: Vec<String>,
     /// Only cases whose id matches this glob (repeatable), e.g. 'calls/*'.
     #[arg(long = "case", value_name = "GLOB")]
     cases: Vec<String>,
@@ -132,6 +154,10 @@ struct RunArgs {
     junit: Option<PathBuf>,
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Fail the cases that break only SHOULD requirements (by default they
+    /// are reported as `warn` and pass the run).
+    #[arg(long)]
+    strict: bool,
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -182,7 +208,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             let options = RunOptions {
                 program: std::env::args().next().unwrap_or_else(|| "toolgate".into()),
                 implementation,
-                filter_suites: args.suite.into_iter().map(Suite::from).collect(),
+                filter_suites: args.suite,
                 cases: args.cases,
                 exclude: args.exclude,
                 case_files: args.case_file,
@@ -200,26 +226,50 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 markdown: args.markdown,
                 progress: !args.no_progress,
                 quiet: args.quiet,
+                strict: args.strict,
             };
             let report = run(&options)?;
             print!("{}", report.terminal());
             Ok(report.exit_code as u8)
+        }
+        Command::Matrix(args) => {
+            let options = toolgate_runner::matrix::run::MatrixOptions {
+                program: std::env::args().next().unwrap_or_else(|| "toolgate".into()),
+                runtimes: args.runtimes,
+                only: args.only,
+                out: args.out.clone(),
+                write_baselines: args.write_baselines,
+                timeout: seconds("--timeout", args.timeout)?,
+                progress: !args.no_progress,
+            };
+            let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
+            toolgate_runner::matrix::write_all(&matrix, &args.out)?;
+            print!("{}", toolgate_runner::matrix::markdown::table(&matrix));
+            eprintln!(
+                "wrote {}/index.html, matrix.md, matrix.json and badges/ ({:.0} s)",
+                args.out.display(),
+                matrix.duration_secs
+            );
+            Ok(exit as u8)
         }
         Command::List {
             what,
             suite,
             corpus,
         } => {
-            let suites: Vec<Suite> = suite.into_iter().map(Suite::from).collect();
+            let chosen: Vec<&'static dyn SuiteDef> = suites::all()
+                .into_iter()
+                .filter(|s| suite.is_empty() || suite.iter().any(|id| id == s.id()))
+                .collect();
             let all: Vec<cases::RunCase> = cases::corpus(corpus.as_deref())?
                 .into_iter()
-                .filter(|c| suites.is_empty() || suites.contains(&c.suite))
+                .filter(|c| chosen.iter().any(|s| s.id() == c.suite.id()))
                 .collect();
             print!(
                 "{}",
                 match what {
-                    ListWhat::Suites => explain::suites(&all),
-                    ListWhat::Requirements => explain::requirement_list(&all),
+                    ListWhat::Suites => explain::suites(&chosen, &all),
+                    ListWhat::Requirements => explain::requirement_list(&chosen, &all),
                     ListWhat::Cases => explain::case_list(&all),
                 }
             );

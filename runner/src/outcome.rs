@@ -1,17 +1,16 @@
-//! How a case ended, judged: the six statuses, the violations named by the
-//! checks of `toolgate_contract::scenario::checks`, a readable diff against
-//! the reference, and what the report needs to reproduce it.
+//! How a case ended, judged: the eight statuses, the violations named by
+//! the case's suite ([`SuiteDef::judge`]) with the level of each, what it
+//! measured, a readable diff against the reference, and what the report
+//! needs to reproduce it. Nothing here knows a suite's insides.
 
-use crate::capabilities;
 use crate::cases::RunCase;
-use crate::protocol::{Capability, Hello};
+use crate::protocol::Hello;
 use crate::subject::{Attempt, Ran};
 use serde::Serialize;
+use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use toolgate_contract::scenario::checks::{check_boundary, check_core, Violation};
-use toolgate_contract::scenario::host_limits::excuse;
-use toolgate_contract::scenario::{Observation, Suite};
+use toolgate_contract::suites::{Judgement, Level, Measure};
 
 /// Lines of diff kept in a report; the rest is counted.
 const MAX_DIFF_LINES: usize = 160;
@@ -22,7 +21,15 @@ const MAX_DIFF_LINES: usize = 160;
 pub enum Status {
     Pass,
     Fail,
+    /// Every violation breaks a SHOULD requirement: reported, but the run
+    /// passes (under `--strict` such a case is `fail`).
+    Warn,
     Skip,
+    /// The adapter says the case cannot exist in its implementation
+    /// (`notApplicable`): neither a skip (a limit of the adapter) nor a
+    /// failure.
+    #[serde(rename = "n/a")]
+    NotApplicable,
     /// A harness error: the adapter could not run the case or broke the
     /// protocol (or the run gave up on it: `notRun`).
     Error,
@@ -41,7 +48,9 @@ impl Status {
         match self {
             Status::Pass => "pass",
             Status::Fail => "fail",
+            Status::Warn => "warn",
             Status::Skip => "skip",
+            Status::NotApplicable => "n/a",
             Status::Error => "error",
             Status::Timeout => "timeout",
             Status::Crash => "crash",
@@ -54,6 +63,10 @@ impl Status {
 pub struct Finding {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requirement: Option<String>,
+    /// The level of the requirement in its suite; absent for an unnamed
+    /// difference (which weighs as a MUST).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
     pub message: String,
 }
 
@@ -84,7 +97,8 @@ pub struct Shrunk {
 #[serde(rename_all = "camelCase")]
 pub struct CaseOutcome {
     pub id: String,
-    pub suite: Suite,
+    /// The id of the case's suite.
+    pub suite: String,
     pub status: Status,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub not_run: bool,
@@ -100,6 +114,9 @@ pub struct CaseOutcome {
     /// Expected (reference) against actual observation, unified.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// What the case measured (wall time, memory...), with bounds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<Measure>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub stderr: String,
     /// The command that runs this case again.
@@ -121,40 +138,32 @@ impl CaseOutcome {
     }
 }
 
-/// Why `hello`'s adapter cannot run `case`, if it cannot.
+/// Why `hello`'s adapter cannot run `case`, if it cannot: its suite is not
+/// announced, or a capability the suite derives from the scenario.
 pub fn unsupported(hello: &Hello, case: &RunCase) -> Option<String> {
-    if !hello.suites.contains(&case.suite) {
-        return Some(format!(
-            "the adapter does not run the {} suite",
-            suite_name(case.suite)
-        ));
+    let suite = case.suite;
+    if !hello.suites.iter().any(|s| s == suite.id()) {
+        return Some(format!("the adapter does not run the {} suite", suite.id()));
     }
-    if Capability::ALL
-        .iter()
-        .all(|c| hello.capabilities.contains(c))
-    {
+    let announced = |name: &str| hello.capabilities.iter().any(|c| c == name);
+    // an adapter that announces them all needs no look at the scenario
+    if suite.capability_names().iter().all(|c| announced(c)) {
         return None;
     }
-    let missing: Vec<&str> = capabilities::needed(&case.scenario)
+    let missing: Vec<String> = suite
+        .capabilities(&case.scenario)
         .into_iter()
-        .filter(|c| !hello.capabilities.contains(c))
-        .map(|c| c.name())
+        .filter(|c| !announced(c))
         .collect();
     (!missing.is_empty()).then(|| format!("needs capability {}", missing.join(", ")))
 }
 
-pub fn suite_name(suite: Suite) -> &'static str {
-    match suite {
-        Suite::Core => "core",
-        Suite::Boundary => "boundary",
-    }
-}
-
-/// Judges one attempt at `case`.
-pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String) -> CaseOutcome {
+/// Judges one attempt at `case`; under `strict`, a case breaking only
+/// SHOULD requirements fails instead of warning.
+pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String, strict: bool) -> CaseOutcome {
     let mut outcome = CaseOutcome {
         id: case.id.clone(),
-        suite: case.suite,
+        suite: case.suite.id().to_string(),
         status: Status::Pass,
         not_run: false,
         duration_ms: attempt.duration.as_secs_f64() * 1e3,
@@ -162,25 +171,20 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String) -> CaseOutcome
         violations: Vec::new(),
         message: None,
         diff: None,
+        measures: Vec::new(),
         stderr: attempt.stderr,
         reproduce,
         expectation: None,
         shrunk: None,
     };
     match attempt.ran {
-        Ran::Observed(actual) => {
-            // what the contract leaves to the host is taken as expected
-            let actual = match excuse(&case.scenario, &case.expect, &actual) {
-                Some((adjusted, notes)) => {
-                    outcome.message = Some(notes.join("; "));
-                    adjusted
-                }
-                None => actual,
-            };
-            judge_observed(case, &actual, &mut outcome);
-        }
+        Ran::Observed(actual) => judge_observed(case, &actual, strict, &mut outcome),
         Ran::Skipped(reason) => {
             outcome.status = Status::Skip;
+            outcome.message = Some(reason);
+        }
+        Ran::NotApplicable(reason) => {
+            outcome.status = Status::NotApplicable;
             outcome.message = Some(reason);
         }
         Ran::Error(message) => {
@@ -207,29 +211,60 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String) -> CaseOutcome
     outcome
 }
 
-/// Judges an observation (after [`excuse`]) into pass, fail or error.
-fn judge_observed(case: &RunCase, actual: &Observation, outcome: &mut CaseOutcome) {
-    match violations(case, actual) {
-        Ok(found) if found.is_empty() => {}
-        Ok(found) => {
-            outcome.status = Status::Fail;
-            let ids: BTreeSet<String> =
-                found.iter().filter_map(|v| v.requirement.clone()).collect();
-            outcome.requirements = ids.into_iter().collect();
-            outcome.violations = found
-                .into_iter()
-                .map(|v| Finding {
-                    requirement: v.requirement,
-                    message: v.message,
-                })
-                .collect();
-            outcome.diff = Some(diff(&case.expect, actual));
-        }
-        Err(message) => {
+/// Judges an observation with the case's suite into pass, warn, fail or
+/// error.
+fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut CaseOutcome) {
+    // a suite's judge reads whatever an adapter sent; a panic there is a
+    // toolgate bug, reported as such instead of ending the run
+    let judged = catch_unwind(AssertUnwindSafe(|| {
+        case.suite.judge(&case.scenario, &case.expect, actual)
+    }));
+    let Judgement {
+        violations,
+        notes,
+        measures,
+    } = match judged {
+        Ok(j) => j,
+        Err(_) => {
             outcome.status = Status::Error;
-            outcome.message = Some(message);
+            outcome.message = Some(format!(
+                "the {} suite's judge panicked on this observation (a toolgate bug; please report it with the adapter's observation)",
+                case.suite.id()
+            ));
+            return;
         }
+    };
+    // what the suite took as expected, and why
+    if !notes.is_empty() {
+        outcome.message = Some(notes.join("; "));
     }
+    outcome.measures = measures;
+    if violations.is_empty() {
+        return;
+    }
+    let level = |r: &Option<String>| r.as_deref().map(|r| case.suite.level(r));
+    let should_only = violations
+        .iter()
+        .all(|v| level(&v.requirement) == Some(Level::Should));
+    outcome.status = if should_only && !strict {
+        Status::Warn
+    } else {
+        Status::Fail
+    };
+    let ids: BTreeSet<String> = violations
+        .iter()
+        .filter_map(|v| v.requirement.clone())
+        .collect();
+    outcome.requirements = ids.into_iter().collect();
+    outcome.violations = violations
+        .into_iter()
+        .map(|v| Finding {
+            level: level(&v.requirement),
+            requirement: v.requirement,
+            message: v.message,
+        })
+        .collect();
+    outcome.diff = Some(diff(&case.expect, actual));
 }
 
 /// A skipped case, never sent.
@@ -242,36 +277,13 @@ pub fn skipped(case: &RunCase, reason: String, reproduce: String) -> CaseOutcome
             duration: Default::default(),
         },
         reproduce,
+        false,
     )
 }
 
-fn violations(case: &RunCase, actual: &Observation) -> Result<Vec<Violation>, String> {
-    // the checks analyse the scenario again to name requirements; an equal
-    // observation has nothing to name (and is the common case)
-    if *actual == case.expect {
-        return Ok(Vec::new());
-    }
-    // the checks read whatever an adapter sent; a panic there is a toolgate
-    // bug, reported as such instead of ending the run
-    let found = catch_unwind(AssertUnwindSafe(|| match case.suite {
-        Suite::Core => check_core(&case.scenario, &case.expect, actual),
-        Suite::Boundary => check_boundary(&case.scenario, &case.expect, actual),
-    }))
-    .map_err(|_| "the checks panicked on this observation (a toolgate bug; please report it with the adapter's observation)".to_string())?;
-    if found.is_empty() && case.suite == Suite::Core {
-        // a core case passes only on equal observations, whatever the
-        // checks recognise
-        return Ok(vec![Violation {
-            requirement: None,
-            message: "the observation differs from the reference's, but no check names the difference (see the diff)".into(),
-        }]);
-    }
-    Ok(found)
-}
-
 /// A unified diff of the pretty JSON of two observations.
-pub fn diff(expected: &Observation, actual: &Observation) -> String {
-    let pretty = |o: &Observation| serde_json::to_string_pretty(o).unwrap_or_default() + "\n";
+pub fn diff(expected: &Json, actual: &Json) -> String {
+    let pretty = |o: &Json| serde_json::to_string_pretty(o).unwrap_or_default() + "\n";
     let (e, a) = (pretty(expected), pretty(actual));
     let text = similar::TextDiff::from_lines(&e, &a)
         .unified_diff()

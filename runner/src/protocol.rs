@@ -1,19 +1,21 @@
 //! The adapter protocol of `runner/PROTOCOL.md` as types: requests, replies,
-//! capabilities, and the validation of traffic against
-//! `runner/schema/protocol.schema.json`. Both sides use it: the runner
-//! (`adapter.rs`) and the Rust reference adapter ([`serve`]).
+//! and the validation of traffic against `runner/schema/protocol.schema.json`
+//! (and of observations against their suite's schema). Both sides use it:
+//! the runner (`adapter.rs`) and the Rust reference adapter ([`serve`]).
+//! Suites, scenarios, observations and capabilities are ids and JSON here:
+//! each suite ([`SuiteDef`]) says what its own are.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::sync::OnceLock;
-use toolgate_contract::scenario::{Observation, Scenario, Suite};
+use std::sync::{Arc, Mutex, OnceLock};
+use toolgate_contract::suites::SuiteDef;
 
 /// The version of the protocol this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
 
 const PROTOCOL_SCHEMA: &str = include_str!("../schema/protocol.schema.json");
-const OBSERVATION_SCHEMA: &str = include_str!("../../corpus/schema/observation.schema.json");
 
 /// A runner-to-adapter message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,8 +31,10 @@ pub enum Request {
 #[serde(deny_unknown_fields)]
 pub struct CaseRequest {
     pub id: String,
-    pub suite: Suite,
-    pub scenario: Scenario,
+    /// The id of the case's suite (`"core"`).
+    pub suite: String,
+    /// In the scenario format of that suite.
+    pub scenario: Json,
 }
 
 /// The adapter's answer to `start`.
@@ -39,8 +43,11 @@ pub struct CaseRequest {
 pub struct Hello {
     pub protocol: u64,
     pub implementation: Implementation,
-    pub suites: Vec<Suite>,
-    pub capabilities: Vec<Capability>,
+    /// The ids of the suites the adapter runs.
+    pub suites: Vec<String>,
+    /// The capability names it announces (each suite derives the ones a
+    /// case needs: [`SuiteDef::capabilities`]).
+    pub capabilities: Vec<String>,
 }
 
 /// Who answers.
@@ -66,63 +73,20 @@ pub struct RunReply {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ReplyBody {
-    Observation(Observation),
-    Skipped { reason: String },
-    Error { message: String },
-}
-
-/// What an implementation may be unable to express; a case needing a
-/// capability the adapter lacks is skipped (PROTOCOL.md#capabilities).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "camelCase")]
-pub enum Capability {
-    Proxy,
-    Bigint,
-    Symbol,
-    Accessors,
-    OtherRealm,
-    LoneSurrogates,
-    Concurrent,
-    /// Aborts after a number of job-queue turns (`afterTurns`).
-    JobTurns,
-}
-
-impl Capability {
-    pub const ALL: [Capability; 8] = [
-        Capability::Proxy,
-        Capability::Bigint,
-        Capability::Symbol,
-        Capability::Accessors,
-        Capability::OtherRealm,
-        Capability::LoneSurrogates,
-        Capability::Concurrent,
-        Capability::JobTurns,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Capability::Proxy => "proxy",
-            Capability::Bigint => "bigint",
-            Capability::Symbol => "symbol",
-            Capability::Accessors => "accessors",
-            Capability::OtherRealm => "otherRealm",
-            Capability::LoneSurrogates => "loneSurrogates",
-            Capability::Concurrent => "concurrent",
-            Capability::JobTurns => "jobTurns",
-        }
-    }
+    /// In the observation format of the case's suite.
+    Observation(Json),
+    /// The adapter cannot express this case.
+    Skipped {
+        reason: String,
+    },
+    /// The case (or the requirement it tests) cannot exist in this
+    /// implementation: a runtime without a dispatcher has no unknown tool.
+    NotApplicable {
+        reason: String,
+    },
+    Error {
+        message: String,
+    },
 }
 
 /// Which message a line is checked as.
@@ -131,14 +95,12 @@ pub enum Message {
     Request,
     StartReply,
     RunReply,
-    Observation,
 }
 
 struct Validators {
     request: jsonschema::Validator,
     start_reply: jsonschema::Validator,
     run_reply: jsonschema::Validator,
-    observation: jsonschema::Validator,
 }
 
 fn validators() -> &'static Validators {
@@ -158,30 +120,42 @@ fn validators() -> &'static Validators {
                 .build(&schema)
                 .unwrap_or_else(|e| panic!("protocol schema $defs/{name}: {e}"))
         };
-        let observation: Json =
-            serde_json::from_str(OBSERVATION_SCHEMA).expect("observation schema is JSON");
         Validators {
             request: def("request"),
             start_reply: def("startReply"),
             run_reply: def("runReply"),
-            observation: jsonschema::options()
-                .offline()
-                .build(&observation)
-                .expect("observation schema compiles"),
         }
     })
 }
 
-/// Checks `value` against the schema of `message`; the error names the first
-/// few places that do not match.
-pub fn validate(message: Message, value: &Json) -> Result<(), String> {
-    let v = validators();
-    let validator = match message {
-        Message::Request => &v.request,
-        Message::StartReply => &v.start_reply,
-        Message::RunReply => &v.run_reply,
-        Message::Observation => &v.observation,
+/// The validator of a suite's observations, compiled once per suite id.
+fn observation_validator(suite: &dyn SuiteDef) -> Result<Arc<jsonschema::Validator>, String> {
+    type Compiled = HashMap<&'static str, Arc<jsonschema::Validator>>;
+    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(Default::default);
+    let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = compiled.get(suite.id()) {
+        return Ok(Arc::clone(v));
+    }
+    let broken = |e: String| {
+        format!(
+            "the {} suite's observation schema is broken (a toolgate bug): {e}",
+            suite.id()
+        )
     };
+    let schema: Json =
+        serde_json::from_str(suite.observation_schema()).map_err(|e| broken(e.to_string()))?;
+    let validator = Arc::new(
+        jsonschema::options()
+            .offline()
+            .build(&schema)
+            .map_err(|e| broken(e.to_string()))?,
+    );
+    compiled.insert(suite.id(), Arc::clone(&validator));
+    Ok(validator)
+}
+
+fn errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
     if validator.is_valid(value) {
         return Ok(());
     }
@@ -198,6 +172,25 @@ pub fn validate(message: Message, value: &Json) -> Result<(), String> {
         })
         .collect();
     Err(errors.join("; "))
+}
+
+/// Checks an observation against `suite`'s
+/// [`observation_schema`](SuiteDef::observation_schema); the error names
+/// the first few places that do not match.
+pub fn validate_observation(suite: &dyn SuiteDef, value: &Json) -> Result<(), String> {
+    errors(observation_validator(suite)?.as_ref(), value)
+}
+
+/// Checks `value` against the schema of `message`; the error names the first
+/// few places that do not match.
+pub fn validate(message: Message, value: &Json) -> Result<(), String> {
+    let v = validators();
+    let validator = match message {
+        Message::Request => &v.request,
+        Message::StartReply => &v.start_reply,
+        Message::RunReply => &v.run_reply,
+    };
+    errors(validator, value)
 }
 
 /// One JSON line of a request, validated against the schema like replies

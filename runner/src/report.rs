@@ -2,15 +2,17 @@
 //! tabs), Markdown (for a CI job summary), and the terminal summary. All are
 //! written from the same [`RunReport`], also when the run stopped early.
 
-use crate::outcome::{suite_name, CaseOutcome, Expectation, Status};
+use crate::outcome::{CaseOutcome, Expectation, Status};
 use crate::protocol::Implementation;
 use crate::Error;
-use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+// a JUnit <testsuite> per toolgate suite, named by the suite's id
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite as JunitTestsuite};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
+use toolgate_contract::suites::{Level, Measure};
 
 /// Everything a run measured.
 #[derive(Debug, Clone, Serialize)]
@@ -65,7 +67,12 @@ pub struct Summary {
     pub total: usize,
     pub pass: usize,
     pub fail: usize,
+    /// Cases breaking only SHOULD requirements (not failures unless
+    /// `--strict`, where they are `fail`).
+    pub warn: usize,
     pub skip: usize,
+    /// Cases the adapter said cannot exist in its implementation.
+    pub not_applicable: usize,
     pub error: usize,
     pub timeout: usize,
     pub crash: usize,
@@ -85,7 +92,9 @@ impl Summary {
             match c.status {
                 Status::Pass => s.pass += 1,
                 Status::Fail => s.fail += 1,
+                Status::Warn => s.warn += 1,
                 Status::Skip => s.skip += 1,
+                Status::NotApplicable => s.not_applicable += 1,
                 Status::Error => s.error += 1,
                 Status::Timeout => s.timeout += 1,
                 Status::Crash => s.crash += 1,
@@ -116,10 +125,12 @@ impl Summary {
         let mut parts = vec![format!("{} pass", self.pass)];
         for (n, what) in [
             (self.fail, "fail"),
+            (self.warn, "warn"),
             (self.timeout, "timeout"),
             (self.crash, "crash"),
             (self.error, "error"),
             (self.skip, "skip"),
+            (self.not_applicable, "n/a"),
         ] {
             if n > 0 {
                 parts.push(format!("{n} {what}"));
@@ -170,11 +181,11 @@ impl RunReport {
 
     pub fn junit(&self) -> Result<String, Error> {
         let mut report = quick_junit::Report::new("toolgate");
-        let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+        let mut suites: BTreeMap<&str, JunitTestsuite> = BTreeMap::new();
         for case in &self.cases {
             let suite = suites
-                .entry(suite_name(case.suite))
-                .or_insert_with(|| TestSuite::new(suite_name(case.suite)));
+                .entry(case.suite.as_str())
+                .or_insert_with(|| JunitTestsuite::new(case.suite.as_str()));
             let status = match case.status {
                 Status::Pass if case.expectation == Some(Expectation::Stale) => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -182,12 +193,22 @@ impl RunReport {
                     s.set_message("passes, but is listed in --expected-failures");
                     s
                 }
-                Status::Pass => TestCaseStatus::success(),
+                // JUnit has no warning: a pass, with the violations as output
+                Status::Pass | Status::Warn => TestCaseStatus::success(),
                 Status::Skip => {
                     let mut s = TestCaseStatus::skipped();
                     if let Some(m) = &case.message {
                         s.set_message(m.as_str());
                     }
+                    s
+                }
+                Status::NotApplicable => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_type("n/a");
+                    s.set_message(format!(
+                        "n/a: {}",
+                        case.message.as_deref().unwrap_or("not applicable")
+                    ));
                     s
                 }
                 _ if case.expectation == Some(Expectation::Expected) => {
@@ -209,8 +230,11 @@ impl RunReport {
                 }
             };
             let mut test = TestCase::new(case.id.as_str(), status);
-            test.set_classname(format!("toolgate.{}", suite_name(case.suite)));
+            test.set_classname(format!("toolgate.{}", case.suite));
             test.set_time(Duration::from_secs_f64(case.duration_ms / 1e3));
+            if case.status == Status::Warn {
+                test.set_system_out(format!("warn: {}", details(case)));
+            }
             if !case.stderr.is_empty() {
                 test.set_system_err(case.stderr.as_str());
             }
@@ -239,19 +263,21 @@ impl RunReport {
         let s = &self.summary;
         let _ = writeln!(
             md,
-            "| total | pass | fail | timeout | crash | error | skip | expected | stale |"
+            "| total | pass | fail | warn | timeout | crash | error | skip | n/a | expected | stale |"
         );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|");
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             s.total,
             s.pass,
             s.fail,
+            s.warn,
             s.timeout,
             s.crash,
             s.error,
             s.skip,
+            s.not_applicable,
             s.expected_failures,
             s.stale
         );
@@ -331,9 +357,13 @@ impl RunReport {
     }
 }
 
-/// Whether a case deserves a line of its own in reports.
+/// Whether a case deserves a line of its own in reports: not a pass, a
+/// skip or an n/a (those are counted), unless a baseline lists it.
 pub fn notable(c: &CaseOutcome) -> bool {
-    c.status != Status::Pass && c.status != Status::Skip || c.expectation.is_some()
+    !matches!(
+        c.status,
+        Status::Pass | Status::Skip | Status::NotApplicable
+    ) || c.expectation.is_some()
 }
 
 fn status_label(c: &CaseOutcome) -> String {
@@ -369,6 +399,15 @@ pub fn headline(c: &CaseOutcome) -> String {
     }
 }
 
+/// A measure on one line: `name: value unit (bound: b unit)`.
+pub fn measure(m: &Measure) -> String {
+    let mut line = format!("{}: {} {}", m.name, m.value, m.unit);
+    if let Some(bound) = m.bound {
+        let _ = write!(line, " (bound: {bound} {})", m.unit);
+    }
+    line
+}
+
 /// Everything about one case that went wrong, as text.
 pub fn details(c: &CaseOutcome) -> String {
     let mut out = String::new();
@@ -376,13 +415,22 @@ pub fn details(c: &CaseOutcome) -> String {
         let _ = writeln!(out, "{m}");
     }
     for v in &c.violations {
-        match &v.requirement {
-            Some(r) => {
+        match (&v.requirement, v.level) {
+            (Some(r), Some(Level::Should)) => {
+                let _ = writeln!(out, "{r} (should): {}", v.message);
+            }
+            (Some(r), _) => {
                 let _ = writeln!(out, "{r}: {}", v.message);
             }
-            None => {
+            (None, _) => {
                 let _ = writeln!(out, "unnamed difference: {}", v.message);
             }
+        }
+    }
+    if !c.measures.is_empty() {
+        let _ = writeln!(out, "\nmeasured:");
+        for m in &c.measures {
+            let _ = writeln!(out, "  {}", measure(m));
         }
     }
     if let Some(d) = &c.diff {
@@ -401,34 +449,43 @@ pub fn details(c: &CaseOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{CaseOutcome, Status};
-    use toolgate_contract::scenario::Suite;
+    use crate::outcome::{CaseOutcome, Finding, Status};
 
-    fn check(status: &str, valid: bool) {
-        let case = CaseOutcome {
-            id: "calls/x".into(),
-            suite: Suite::Core,
-            status: Status::Timeout,
+    fn case(id: &str, status: Status) -> CaseOutcome {
+        CaseOutcome {
+            id: id.into(),
+            suite: "core".into(),
+            status,
             not_run: false,
             duration_ms: 1.0,
             requirements: vec![],
             violations: vec![],
-            message: Some("no reply".into()),
+            message: None,
             diff: None,
+            measures: vec![],
             stderr: String::new(),
-            reproduce: "toolgate run --case calls/x".into(),
+            reproduce: format!("toolgate run --case {id}"),
             expectation: None,
             shrunk: None,
-        };
-        let report = RunReport::new(
+        }
+    }
+
+    fn report(cases: Vec<CaseOutcome>) -> RunReport {
+        RunReport::new(
             crate::subject::reference_hello().implementation,
             None,
             None,
             Duration::from_secs(1),
             0,
-            vec![case],
+            cases,
             String::new(),
-        );
+        )
+    }
+
+    fn check(status: &str, valid: bool) {
+        let mut timeout = case("calls/x", Status::Timeout);
+        timeout.message = Some("no reply".into());
+        let report = report(vec![timeout]);
         let mut json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
         json["cases"][0]["status"] = status.into();
         assert_eq!(
@@ -441,9 +498,62 @@ mod tests {
 
     #[test]
     fn the_report_schema_accepts_the_statuses_and_nothing_else() {
-        for status in ["pass", "fail", "skip", "error", "timeout", "crash"] {
+        for status in [
+            "pass", "fail", "warn", "skip", "n/a", "error", "timeout", "crash",
+        ] {
             check(status, true);
         }
         check("flaky", false);
+        check("notApplicable", false);
+    }
+
+    /// A warning case with a measure, an n/a case, a skip and a pass: each
+    /// counted apart in every format, the run passing.
+    #[test]
+    fn warn_and_n_a_are_kept_apart_in_every_report() {
+        let mut warn = case("latency/slow", Status::Warn);
+        warn.requirements = vec!["CORE-X-01".into()];
+        warn.violations = vec![Finding {
+            requirement: Some("CORE-X-01".into()),
+            level: Some(Level::Should),
+            message: "took long".into(),
+        }];
+        warn.measures = vec![Measure {
+            name: "wall time".into(),
+            value: 12.5,
+            unit: "ms".into(),
+            bound: Some(10.0),
+        }];
+        let mut na = case("calls/unknown-tool", Status::NotApplicable);
+        na.message = Some("no dispatcher".into());
+        let mut skip = case("calls/proxy", Status::Skip);
+        skip.message = Some("needs capability proxy".into());
+        let report = report(vec![warn, na, skip, case("calls/ok", Status::Pass)]);
+        let s = &report.summary;
+        assert_eq!(
+            (s.pass, s.warn, s.not_applicable, s.skip, s.fail),
+            (1, 1, 1, 1, 0)
+        );
+        assert_eq!(report.exit_code, 0);
+        assert_eq!(s.line(), "4 cases: 1 pass, 1 warn, 1 skip, 1 n/a");
+        let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+        validate_json(&json).unwrap();
+        assert_eq!(json["summary"]["notApplicable"], 1);
+        assert_eq!(json["cases"][1]["status"], "n/a");
+        assert_eq!(json["cases"][0]["violations"][0]["level"], "should");
+        assert_eq!(json["cases"][0]["measures"][0]["bound"], 10.0);
+        let junit = report.junit().unwrap();
+        assert!(junit.contains("n/a: no dispatcher"), "{junit}");
+        assert!(junit.contains("CORE-X-01 (should): took long"), "{junit}");
+        assert_eq!(junit.matches("<skipped").count(), 2, "{junit}");
+        assert!(!junit.contains("<failure"), "{junit}");
+        let md = report.markdown();
+        assert!(
+            md.contains("| 4 | 1 | 0 | 1 | 0 | 0 | 0 | 1 | 1 | 0 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("| `latency/slow` | warn | CORE-X-01 |"), "{md}");
+        assert!(md.contains("wall time: 12.5 ms (bound: 10 ms)"), "{md}");
+        assert!(!md.contains("`calls/unknown-tool`"), "{md}");
     }
 }

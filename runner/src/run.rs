@@ -17,6 +17,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use toolgate_contract::scenario::CORE;
+use toolgate_contract::suites::SuiteDef;
 
 /// Set by the command's signal handler (SIGINT, SIGTERM): the run stops at
 /// the next case (or the next poll of a waiting adapter), reports the rest
@@ -36,7 +38,8 @@ pub struct RunOptions {
     /// The program name to put in reproduction commands.
     pub program: String,
     pub implementation: Option<adapter::Options>,
-    pub filter_suites: Vec<toolgate_contract::scenario::Suite>,
+    /// Suite ids to keep (empty: all).
+    pub filter_suites: Vec<String>,
     pub cases: Vec<String>,
     pub exclude: Vec<String>,
     pub case_files: Vec<PathBuf>,
@@ -55,6 +58,8 @@ pub struct RunOptions {
     pub markdown: Option<PathBuf>,
     pub progress: bool,
     pub quiet: bool,
+    /// A case breaking only SHOULD requirements fails instead of warning.
+    pub strict: bool,
 }
 
 impl Default for RunOptions {
@@ -82,6 +87,7 @@ impl Default for RunOptions {
             markdown: None,
             progress: true,
             quiet: false,
+            strict: false,
         }
     }
 }
@@ -89,7 +95,6 @@ impl Default for RunOptions {
 /// Runs, writes the reports, and returns the report (its `exit_code` is the
 /// process's).
 pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
-    let filter = Filter::new(&options.filter_suites, &options.cases, &options.exclude)?;
     let mut all = Vec::new();
     if options.case_files.is_empty() {
         if !options.no_corpus {
@@ -100,6 +105,13 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
             all.extend(cases::case_file(path)?);
         }
     }
+    run_cases(options, all)
+}
+
+/// [`run`] over cases already loaded (`all`, of any suite, filtered here
+/// like the corpus is); the generated ones are added as `options` says.
+pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, Error> {
+    let filter = Filter::new(&options.filter_suites, &options.cases, &options.exclude)?;
     let expectations = match &options.expected_failures {
         Some(path) => {
             let e = Expectations::load(path)?;
@@ -119,12 +131,17 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
     };
     let chosen: Vec<RunCase> = all
         .into_iter()
-        .filter(|c| filter.keeps(c.suite, &c.id))
+        .filter(|c| filter.keeps(c.suite.id(), &c.id))
         .collect();
     let seed = (options.generate > 0).then(|| options.seed.unwrap_or_else(random_seed));
     let mut subject: Box<dyn Subject> = match &options.implementation {
         Some(adapter) => Box::new(Adapter::start(adapter.clone())?),
-        None => Box::new(Reference::default()),
+        // the built-in reference runs every suite it is given
+        None => {
+            let mut suites = toolgate_contract::suites::all();
+            suites.extend(chosen.iter().map(|c| c.suite));
+            Box::new(Reference::new(&suites))
+        }
     };
     let total = chosen.len() as u64 + options.generate;
     let bar = progress_bar(options, total);
@@ -137,7 +154,7 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
             outcomes.push(not_run(case, reproduce(case)));
             continue;
         }
-        let outcome = run_one(subject.as_mut(), case, reproduce(case));
+        let outcome = run_one(subject.as_mut(), case, reproduce(case), options.strict);
         note(&bar, options, &outcome);
         outcomes.push(outcome);
     }
@@ -158,7 +175,8 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
                 outcomes.push(outcome);
                 continue;
             }
-            if !filter.keeps(toolgate_contract::scenario::Suite::Core, &id) {
+            // generated cases are core cases
+            if !filter.keeps(CORE.id(), &id) {
                 bar.inc(1);
                 continue;
             }
@@ -170,7 +188,7 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
                     continue;
                 }
             };
-            let mut outcome = run_one(subject.as_mut(), &case, reproduce(&case));
+            let mut outcome = run_one(subject.as_mut(), &case, reproduce(&case), options.strict);
             let worth = generate::shrinkable(&outcome)
                 && options.shrink_steps > 0
                 && !expectations.as_ref().is_some_and(|e| e.expects(&outcome));
@@ -200,7 +218,7 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
                     index,
                     (case, outcome),
                     options.shrink_steps,
-                    |candidate| run_one(subject.as_mut(), candidate, String::new()),
+                    |candidate| run_one(subject.as_mut(), candidate, String::new(), options.strict),
                 );
                 bar.set_message("");
                 let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
@@ -245,12 +263,17 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
     Ok(report)
 }
 
-fn run_one(subject: &mut dyn Subject, case: &RunCase, reproduce: String) -> CaseOutcome {
+fn run_one(
+    subject: &mut dyn Subject,
+    case: &RunCase,
+    reproduce: String,
+    strict: bool,
+) -> CaseOutcome {
     if let Some(reason) = outcome::unsupported(subject.hello(), case) {
         return outcome::skipped(case, reason, reproduce);
     }
     let attempt = subject.run(case);
-    outcome::judge(case, attempt, reproduce)
+    outcome::judge(case, attempt, reproduce, strict)
 }
 
 fn not_run(case: &RunCase, reproduce: String) -> CaseOutcome {
@@ -259,7 +282,7 @@ fn not_run(case: &RunCase, reproduce: String) -> CaseOutcome {
         stderr: String::new(),
         duration: Duration::ZERO,
     };
-    outcome::judge(case, attempt, reproduce)
+    outcome::judge(case, attempt, reproduce, false)
 }
 
 fn generator_error(
@@ -270,11 +293,11 @@ fn generator_error(
 ) -> CaseOutcome {
     let case = RunCase {
         id: generator.id(index),
-        suite: toolgate_contract::scenario::Suite::Core,
+        suite: &CORE,
         description: String::new(),
         requirements: Vec::new(),
-        scenario: Default::default(),
-        expect: Default::default(),
+        scenario: serde_json::Value::Null,
+        expect: serde_json::Value::Null,
         origin: Origin::Generated { seed: 0, index },
     };
     let attempt = crate::subject::Attempt {
@@ -282,7 +305,7 @@ fn generator_error(
         stderr: String::new(),
         duration: Duration::ZERO,
     };
-    outcome::judge(&case, attempt, reproduce(options, &case))
+    outcome::judge(&case, attempt, reproduce(options, &case), false)
 }
 
 fn write_reports(options: &RunOptions, report: &RunReport) -> Result<(), Error> {
@@ -307,6 +330,9 @@ pub fn reproduce(options: &RunOptions, case: &RunCase) -> String {
     if let Some(a) = &options.implementation {
         words.push("--impl".into());
         words.push(a.command.clone());
+    }
+    if options.strict {
+        words.push("--strict".into());
     }
     match &case.origin {
         Origin::Corpus => {

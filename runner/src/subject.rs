@@ -3,15 +3,20 @@
 //! one case and says how it went.
 
 use crate::cases::RunCase;
-use crate::protocol::{Capability, Hello, Implementation, PROTOCOL_VERSION};
+use crate::protocol::{Hello, Implementation, PROTOCOL_VERSION};
+use serde_json::Value as Json;
 use std::time::{Duration, Instant};
-use toolgate_contract::scenario::{observe, Observation, Suite};
+use toolgate_contract::suites::{self, SuiteDef};
 
 /// How running one case went, before judging.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ran {
-    Observed(Observation),
+    /// An observation in the format of the case's suite (for an adapter's,
+    /// checked against the suite's schema and in its canonical form).
+    Observed(Json),
     Skipped(String),
+    /// The adapter says the case cannot exist in its implementation.
+    NotApplicable(String),
     /// The adapter answered `error` or broke the protocol.
     Error(String),
     Timeout(Duration),
@@ -48,8 +53,27 @@ pub trait Subject {
 }
 
 /// The handshake of the Rust reference, shared by the built-in subject and
-/// the reference adapter binary.
+/// the reference adapter binary: every suite, every capability any suite
+/// names.
 pub fn reference_hello() -> Hello {
+    hello_for(&suites::all())
+}
+
+/// The reference's handshake for `suites` (each once, in order) and every
+/// capability they name.
+fn hello_for(suites: &[&'static dyn SuiteDef]) -> Hello {
+    let mut ids: Vec<String> = Vec::new();
+    let mut capabilities: Vec<String> = Vec::new();
+    for suite in suites {
+        if !ids.iter().any(|id| id == suite.id()) {
+            ids.push(suite.id().to_string());
+        }
+        for name in suite.capability_names() {
+            if !capabilities.iter().any(|n| n == name) {
+                capabilities.push(name.to_string());
+            }
+        }
+    }
     Hello {
         protocol: PROTOCOL_VERSION,
         implementation: Implementation {
@@ -58,21 +82,30 @@ pub fn reference_hello() -> Hello {
             language: "rust".into(),
             homepage: Some("https://github.com/toolgate/toolgate".into()),
         },
-        suites: vec![Suite::Core, Suite::Boundary],
-        capabilities: Capability::ALL.to_vec(),
+        suites: ids,
+        capabilities,
     }
 }
 
-/// The reference, run in this process.
+/// The reference, run in this process: each case observed by its suite's
+/// own reference ([`SuiteDef::observe`]).
 pub struct Reference {
     hello: Hello,
 }
 
+impl Reference {
+    /// The reference of `suites` (the runner's: [`suites::all`]; a run of
+    /// cases of other suites adds theirs).
+    pub fn new(suites: &[&'static dyn SuiteDef]) -> Reference {
+        Reference {
+            hello: hello_for(suites),
+        }
+    }
+}
+
 impl Default for Reference {
     fn default() -> Self {
-        Reference {
-            hello: reference_hello(),
-        }
+        Reference::new(&suites::all())
     }
 }
 
@@ -83,7 +116,7 @@ impl Subject for Reference {
 
     fn run(&mut self, case: &RunCase) -> Attempt {
         let start = Instant::now();
-        let ran = match observe(&case.scenario) {
+        let ran = match case.suite.observe(&case.scenario) {
             Ok(observation) => Ran::Observed(observation),
             Err(e) => Ran::Error(format!("the reference cannot run this scenario: {e}")),
         };

@@ -34,6 +34,7 @@ fn check(module: &Path, seed: Option<u64>, generate: u64) {
             start_timeout: Duration::from_secs(30),
             max_restarts: 20,
         }),
+        filter_suites: vec!["core".into()],
         no_corpus: seed.is_some(),
         generate,
         seed,

@@ -76,10 +76,10 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
 #[test]
 fn filters_select_by_suite_and_glob() {
     let mut o = options(None);
-    o.filter_suites = vec![toolgate_contract::scenario::Suite::Boundary];
+    o.filter_suites = vec!["boundary".into()];
     let report = check(&o, Status::Pass, 0);
     assert!(!report.cases.is_empty());
-    assert!(report.cases.iter().all(|c| c.id.starts_with("boundary/")));
+    assert!(report.cases.iter().all(|c| c.id.starts_with("boundary-")));
     let mut o = options(None);
     o.cases = vec!["calls/*".into(), "registry/*".into()];
     o.exclude = vec!["registry/*".into()];
@@ -106,12 +106,12 @@ fn missing_capabilities_and_suites_skip_with_the_reason() {
     .unwrap();
     make_executable(&script);
     let mut o = options(Some(&format!("sh {}", script.display())));
-    o.cases = vec!["boundary/*".into(), "serializer-containers/*proxy*".into()];
+    o.cases = vec!["boundary-*".into(), "serializer-containers/*proxy*".into()];
     let report = run(&o).unwrap();
     assert!(report.cases.len() > 3);
     for c in &report.cases {
         let reason = c.message.as_deref().unwrap_or_default();
-        if c.id.starts_with("boundary/") {
+        if c.id.starts_with("boundary-") {
             assert_eq!(c.status, Status::Skip, "{}", c.id);
             assert!(reason.contains("boundary suite"), "{reason}");
         } else if c.status == Status::Skip {
@@ -185,6 +185,28 @@ fn the_command_line_exit_codes() {
 }
 
 #[test]
+fn suites_are_ids_the_command_line_checks() {
+    let (code, _, err) = toolgate(&["run", "--suite", "pipeline-x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("core") && err.contains("boundary"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.json");
+    std::fs::write(
+        &path,
+        r#"{"suite": "pipeline-x", "group": "g", "description": "", "cases": []}"#,
+    )
+    .unwrap();
+    let (code, _, err) = toolgate(&["run", "--case-file", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("odd.json") && err.contains("unknown suite \"pipeline-x\""),
+        "{err}"
+    );
+    let (code, out, _) = toolgate(&["run", "--strict", "--case", "calls/*"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
 fn list_and_explain() {
     let (code, out, _) = toolgate(&["list", "suites"]);
     assert_eq!(code, 0);
@@ -195,7 +217,7 @@ fn list_and_explain() {
     let (_, out, _) = toolgate(&["list", "requirements"]);
     assert!(out.lines().any(|l| l.starts_with("CORE-SER-07\t")), "{out}");
     let (_, out, _) = toolgate(&["list", "cases", "--suite", "boundary"]);
-    assert!(out.lines().count() > 5 && out.lines().all(|l| l.starts_with("boundary/")));
+    assert!(out.lines().count() > 5 && out.lines().all(|l| l.starts_with("boundary-")));
     let id = out
         .lines()
         .next()
@@ -207,10 +229,17 @@ fn list_and_explain() {
     let (code, out, _) = toolgate(&["explain", &id]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("What the reference observes:") && out.contains("call 0 "),
+        out.contains("Expected observation:") && out.contains("\"turn\""),
         "{out}"
     );
     assert!(out.contains("BOUNDARY-"), "{out}");
+    // a core case is told in words too
+    let (code, out, _) = toolgate(&["explain", "calls/unknown-tools-are-not-found"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("What the reference observes:") && out.contains("call 0 "),
+        "{out}"
+    );
     let (code, _, err) = toolgate(&["explain", "calls/no-such-case"]);
     assert_eq!(code, 2);
     assert!(err.contains("no case"), "{err}");

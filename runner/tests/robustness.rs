@@ -210,6 +210,28 @@ fn a_malformed_observation_or_an_error_reply_is_a_harness_error() {
 }
 
 #[test]
+fn a_not_applicable_reply_is_n_a_apart_from_skip_and_fail() {
+    // an honest answer: the adapter keeps running and the run passes
+    let report = check(
+        "not-applicable --at 2",
+        0,
+        &[(1, Status::NotApplicable, "no dispatcher")],
+        None,
+        0,
+    );
+    let s = &report.summary;
+    assert_eq!((s.not_applicable, s.skip, s.fail), (1, 0, 0));
+    assert!(s.line().ends_with(", 1 n/a"), "{}", s.line());
+    assert_eq!(report.restarts, 0);
+    assert!(!toolgate_runner::report::notable(&report.cases[1]));
+    let junit = report.junit().unwrap();
+    assert!(
+        junit.contains("n/a: this runtime has no dispatcher"),
+        "{junit}"
+    );
+}
+
+#[test]
 fn a_lone_surrogate_escape_in_a_reply_is_a_contract_failure_not_garbage() {
     // case 5 of calls/ resolves with a result: its content gains U+FFFD
     let report = check(

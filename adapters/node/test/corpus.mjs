@@ -1,17 +1,15 @@
 #!/usr/bin/env node
-// test/corpus.mjs: runs every corpus case through the adapter's own code
-// (observe.mjs, in process) and compares each observation with the case's
-// `expect`: core cases exactly (as JSON values, object key order aside),
-// boundary cases through the projection of corpus/README.md ("The boundary
-// suite"), as the runner does.
+// test/corpus.mjs: runs every core case of the corpus through the adapter's
+// own code (observe.mjs, in process) and compares each observation with the
+// case's `expect` exactly (as JSON values, object key order aside), as the
+// runner does. (The boundary suite grades runtimes through
+// adapters/node/boundary/, in its own vocabulary.)
 //
-//   node adapters/node/test/corpus.mjs [--module <path>] [--suite <name>] [--exact]
+//   node adapters/node/test/corpus.mjs [--module <path>]
 //                                      [--fail-fast] [--json] [--quiet] [filter...]
 //
 // --module   the implementation (default: ../toolgate-core.mjs), resolved
 //            against the working directory
-// --suite    only the cases of that suite (core or boundary)
-// --exact    compare boundary cases exactly too
 // --fail-fast stop at the first failing case
 // --json     print a summary object on stdout (used by test/mutants.mjs)
 // filter     only cases whose id (group/name) contains one of these strings
@@ -30,8 +28,6 @@ const casesDir = join(here, '..', '..', '..', 'corpus', 'cases');
 function parseArguments(argv) {
   const options = {
     module: join(here, '..', 'toolgate-core.mjs'),
-    suite: undefined,
-    exact: false,
     failFast: false,
     json: false,
     quiet: false,
@@ -40,8 +36,6 @@ function parseArguments(argv) {
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--module') options.module = argv[++i];
-    else if (a === '--suite') options.suite = argv[++i];
-    else if (a === '--exact') options.exact = true;
     else if (a === '--fail-fast') options.failFast = true;
     else if (a === '--json') options.json = true;
     else if (a === '--quiet') options.quiet = true;
@@ -51,10 +45,10 @@ function parseArguments(argv) {
   return options;
 }
 
-/** Every case of the corpus, in file then case order. */
+/** Every core case of the corpus, in file then case order. */
 export function loadCases(dir = casesDir) {
   const cases = [];
-  for (const suite of readdirSync(dir).sort()) {
+  for (const suite of ['core']) {
     for (const file of readdirSync(join(dir, suite)).sort()) {
       if (!file.endsWith('.json')) continue;
       const data = JSON.parse(readFileSync(join(dir, suite, file), 'utf8'));
@@ -64,25 +58,6 @@ export function loadCases(dir = casesDir) {
     }
   }
   return cases;
-}
-
-/** The boundary projection: per call, the four facts any runtime can be graded on. */
-export function project(observation) {
-  return (observation.calls ?? []).map((call) => {
-    const outcome = call.outcome;
-    let kind;
-    let toolCallId;
-    if (outcome === 'pending') kind = 'pending';
-    else if (outcome?.result !== undefined) {
-      kind = outcome.result.isError ? 'error result' : 'success result';
-      toolCallId = outcome.result.toolCallId;
-    } else kind = 'rejected';
-    const runs = {};
-    for (const event of call.trace ?? []) {
-      if (typeof event.call === 'string') runs[event.call] = (runs[event.call] ?? 0) + 1;
-    }
-    return { kind, toolCallId, runs, unhandledRejections: (call.unhandledRejections ?? 0) === 0 ? 0 : 'some' };
-  });
 }
 
 const show = (v) => {
@@ -118,7 +93,7 @@ export function differences(expected, actual, path = '', out = []) {
 }
 
 /** Runs one case; returns null when it passes, else the lines saying why. */
-export async function checkCase(impl, c, { exact = false } = {}) {
+export async function checkCase(impl, c) {
   let observation;
   try {
     // What goes over the wire: JSON, so undefined fields vanish as they would.
@@ -126,12 +101,7 @@ export async function checkCase(impl, c, { exact = false } = {}) {
   } catch (error) {
     return [`adapter error: ${show(String(error?.stack ?? error))}`];
   }
-  const expect = c.expect;
-  if (c.suite === 'boundary' && !exact) {
-    const diff = differences(project(expect), project(observation), '/projection');
-    return diff.length === 0 ? null : diff;
-  }
-  const diff = differences(expect, observation);
+  const diff = differences(c.expect, observation);
   return diff.length === 0 ? null : diff;
 }
 
@@ -139,9 +109,7 @@ async function main() {
   const options = parseArguments(process.argv.slice(2));
   const { module: impl } = await loadImplementation(options.module);
   const cases = loadCases().filter(
-    (c) =>
-      (options.suite === undefined || c.suite === options.suite) &&
-      (options.filters.length === 0 || options.filters.some((f) => c.id.includes(f))),
+    (c) => options.filters.length === 0 || options.filters.some((f) => c.id.includes(f)),
   );
   const log = options.json || options.quiet ? () => {} : (line) => process.stdout.write(`${line}\n`);
   const started = performance.now();
@@ -149,7 +117,7 @@ async function main() {
   let firstFailureMs;
   for (const c of cases) {
     const caseStarted = performance.now();
-    const why = await checkCase(impl, c, options);
+    const why = await checkCase(impl, c);
     const ms = performance.now() - caseStarted;
     if (ms > 1000) process.stderr.write(`slow case ${c.id}: ${ms.toFixed(0)} ms\n`);
     if (why === null) continue;

@@ -8,7 +8,7 @@ pub mod host_limits;
 pub mod spec;
 
 pub use build::{build, build_with, Built, Limits};
-pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, Suite, TurnsSpec};
+pub use spec::{AbortPlan, CallSpec, ReasonSpec, RegistryKind, Scenario, TurnsSpec};
 pub mod invariants;
 pub mod observation;
 pub mod oracle;
@@ -17,3 +17,5 @@ pub use observation::Observation;
 pub use oracle::{observe, observe_with};
 pub mod corpus;
 pub use corpus::{Case, CaseFile};
+pub mod suite;
+pub use suite::{CoreVocabulary, CORE};

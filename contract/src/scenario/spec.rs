@@ -111,11 +111,3 @@ pub struct ReasonSpec {
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
     Json::deserialize(d).map(Some)
 }
-
-/// Which suite a case belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "camelCase")]
-pub enum Suite {
-    Core,
-    Boundary,
-}

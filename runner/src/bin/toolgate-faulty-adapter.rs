@@ -12,7 +12,7 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use toolgate_contract::scenario::observe;
+use toolgate_contract::scenario::{observe, Observation, Scenario};
 use toolgate_runner::protocol::{ReplyBody, Request, RunReply};
 use toolgate_runner::subject::reference_hello;
 
@@ -50,6 +50,9 @@ enum Fault {
     /// that has two or more: a subtly wrong implementation, for the tests of
     /// shrinking and expected failures.
     LoseEffect,
+    /// Answers `notApplicable` (the case cannot exist in this
+    /// implementation), then behaves.
+    NotApplicable,
 }
 
 #[derive(clap::Parser)]
@@ -102,7 +105,11 @@ fn main() {
             }
             Request::Stop => return,
             Request::Run { seq, case } => {
-                let body = match observe(&case.scenario) {
+                // every suite of the corpus is written in the core vocabulary
+                let observed = serde_json::from_value::<Scenario>(case.scenario.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| observe(&s).map_err(|e| e.to_string()));
+                let body = match observed {
                     Ok(mut o) => {
                         if fault(Fault::LoseEffect) {
                             for call in &mut o.calls {
@@ -111,11 +118,9 @@ fn main() {
                                 }
                             }
                         }
-                        ReplyBody::Observation(o)
+                        ReplyBody::Observation(encode(&o))
                     }
-                    Err(e) => ReplyBody::Error {
-                        message: e.to_string(),
-                    },
+                    Err(message) => ReplyBody::Error { message },
                 };
                 let reply = |seq| {
                     serde_json::to_string(&RunReply {
@@ -160,6 +165,9 @@ fn main() {
                     Fault::LoneSurrogate => {
                         send(reply(seq).replacen(r#""content":""#, r#""content":"\ud800"#, 1))
                     }
+                    Fault::NotApplicable => send(format!(
+                        r#"{{"seq":{seq},"notApplicable":{{"reason":"this runtime has no dispatcher, so no unknown tool"}}}}"#
+                    )),
                     Fault::Chatty => {
                         eprintln!("faulty adapter: a note on stderr for seq {seq}");
                         send(reply(seq));
@@ -172,6 +180,10 @@ fn main() {
             }
         }
     }
+}
+
+fn encode(o: &Observation) -> serde_json::Value {
+    serde_json::to_value(o).expect("an observation encodes")
 }
 
 fn hang() -> ! {

@@ -3,7 +3,7 @@
 //! example of an adapter. Usage: `toolgate run --impl toolgate-reference-adapter`.
 
 use std::io::{stdin, stdout, BufWriter};
-use toolgate_contract::scenario::observe;
+use toolgate_contract::suites;
 use toolgate_runner::protocol::{serve, ReplyBody};
 use toolgate_runner::subject::reference_hello;
 
@@ -16,7 +16,12 @@ fn main() {
         |case| {
             // a real adapter builds the scenario's objects in its language and
             // drives its implementation; the reference model does both
-            match observe(&case.scenario) {
+            let Some(suite) = suites::get(&case.suite) else {
+                return ReplyBody::Error {
+                    message: format!("no suite {:?} here", case.suite),
+                };
+            };
+            match suite.observe(&case.scenario) {
                 Ok(observation) => ReplyBody::Observation(observation),
                 Err(e) => ReplyBody::Error {
                     message: e.to_string(),

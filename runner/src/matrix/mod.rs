@@ -9,6 +9,7 @@
 pub mod badge;
 pub mod html;
 pub mod markdown;
+pub mod run;
 
 use crate::Error;
 use serde::{Deserialize, Serialize};

@@ -4,9 +4,7 @@
 //!
 //! [`check_core`] compares whole observations: every difference gives at
 //! least one violation, named when a predicate recognises it, else a
-//! readable diff. [`check_boundary`] compares only the projection of
-//! SPEC.md `## boundary` (per call: outcome class, the result's
-//! `toolCallId`, how many times each function ran, unhandled rejections).
+//! readable diff.
 //!
 //! Predicates need to know what a trace entry *is* (a validator, a getter of
 //! the call, a `then` on a decision...), which the observation does not say.
@@ -32,41 +30,10 @@ use crate::model::{
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::fmt;
 
-/// One way an observation departs from the reference's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The SPEC.md id broken; `None` when no predicate recognised the
-    /// difference (the message is then a diff).
-    pub requirement: Option<String>,
-    pub message: String,
-}
-
-impl Violation {
-    fn named(requirement: &str, message: impl Into<String>) -> Violation {
-        Violation {
-            requirement: Some(requirement.to_string()),
-            message: message.into(),
-        }
-    }
-
-    fn unnamed(message: impl Into<String>) -> Violation {
-        Violation {
-            requirement: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.requirement {
-            Some(r) => write!(f, "{r}: {}", self.message),
-            None => write!(f, "differs from the reference: {}", self.message),
-        }
-    }
-}
+/// One way an observation departs from the reference's (the one type of
+/// every suite, in [`crate::suites`]).
+pub use crate::suites::Violation;
 
 /// Every difference between `expected` (the reference's observation of
 /// `scenario`) and `actual`, as violations.
@@ -109,94 +76,6 @@ pub fn check_core(
         }
     }
     out
-}
-
-/// The differences visible in the boundary projection, each naming the
-/// BOUNDARY requirement of the call's expected outcome.
-pub fn check_boundary(
-    scenario: &Scenario,
-    expected: &Observation,
-    actual: &Observation,
-) -> Vec<Violation> {
-    let mut out = Vec::new();
-    let n = expected.calls.len().max(actual.calls.len());
-    for i in 0..n {
-        let label = call_label(scenario, i);
-        let Some(e) = expected.calls.get(i) else {
-            out.push(Violation::unnamed(format!(
-                "call {i} was observed but the scenario makes {} call(s)",
-                expected.calls.len()
-            )));
-            continue;
-        };
-        let requirement = boundary_requirement(&e.outcome);
-        let violation = |what: String| Violation {
-            requirement: requirement.map(str::to_string),
-            message: format!("{label}: {what}"),
-        };
-        let Some(a) = actual.calls.get(i) else {
-            out.push(violation("was not observed".to_string()));
-            continue;
-        };
-        let (ec, ac) = (class(&e.outcome), class(&a.outcome));
-        if ec != ac {
-            out.push(violation(format!("expected {ec}, got {ac}")));
-        }
-        if let (Outcome::Result(er), Outcome::Result(ar)) = (&e.outcome, &a.outcome) {
-            if er.tool_call_id != ar.tool_call_id {
-                out.push(violation(format!(
-                    "toolCallId is {}, expected {}",
-                    ar.tool_call_id, er.tool_call_id
-                )));
-            }
-        }
-        for (name, (en, an)) in run_counts(&e.trace, &a.trace) {
-            if en != an {
-                out.push(violation(format!(
-                    "`{name}` ran {}, expected {}",
-                    times(an),
-                    times(en)
-                )));
-            }
-        }
-        if (e.unhandled_rejections == 0) != (a.unhandled_rejections == 0) {
-            out.push(Violation::named(
-                "BOUNDARY-05",
-                format!(
-                    "{label}: {} unhandled promise rejection(s), expected {}",
-                    a.unhandled_rejections, e.unhandled_rejections
-                ),
-            ));
-        }
-    }
-    out
-}
-
-/// The outcome classes of the boundary projection.
-fn class(o: &Outcome) -> &'static str {
-    match o {
-        Outcome::Result(r) if r.is_error => "an error result",
-        Outcome::Result(_) => "a success result",
-        Outcome::Pending => "a pending call",
-        Outcome::Cancelled(_)
-        | Outcome::ContractError(_)
-        | Outcome::NonRecoverable(_)
-        | Outcome::Rejected(_) => "a rejection",
-    }
-}
-
-/// The BOUNDARY requirement that governs a call expected to end as `o`.
-fn boundary_requirement(o: &Outcome) -> Option<&'static str> {
-    match o {
-        Outcome::Result(r) if !r.is_error => Some("BOUNDARY-04"),
-        Outcome::Result(r) => match error_payload(&r.content)?.code.as_str() {
-            "TOOL_NOT_FOUND" => Some("BOUNDARY-01"),
-            "TOOL_VALIDATION_FAILED" | "TOOL_ARGUMENTS_INVALID" => Some("BOUNDARY-02"),
-            "TOOL_EXECUTION_FAILED" | "TOOL_OUTPUT_SERIALIZATION_FAILED" => Some("BOUNDARY-03"),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// How many times each function ran, expected and actual, by name.

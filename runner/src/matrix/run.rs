@@ -1,0 +1,207 @@
+//! Running the matrix: each runtime of the runtimes file through `run`
+//! (its adapter, its suites, its baseline), one after another, into a
+//! [`Matrix`]. Exit code: the worst of the runs' (an unexpected failure or
+//! a stale baseline entry in any runtime fails the matrix).
+
+use super::{row, CaseResult, Matrix, Requirement, RuntimesFile, Weight};
+use crate::adapter;
+use crate::cases;
+use crate::report::RunReport;
+use crate::run::{run, RunOptions};
+use crate::Error;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `toolgate matrix` was asked.
+#[derive(Debug, Clone)]
+pub struct MatrixOptions {
+    pub program: String,
+    pub runtimes: PathBuf,
+    /// Only these runtime ids (all when empty).
+    pub only: Vec<String>,
+    pub out: PathBuf,
+    /// Write each runtime's baseline from this run instead of checking it.
+    pub write_baselines: bool,
+    pub timeout: Duration,
+    pub progress: bool,
+}
+
+/// The requirements of `suite`, with their levels and texts (SPEC.md).
+pub fn requirements(suite: &str) -> Vec<Requirement> {
+    let Some(def) = toolgate_contract::suites::get(suite) else {
+        return Vec::new();
+    };
+    cases::requirements()
+        .into_iter()
+        .filter(|(id, _)| id.starts_with(def.requirement_prefix()))
+        .map(|(id, text)| Requirement {
+            level: match def.level(&id) {
+                toolgate_contract::suites::Level::Must => Weight::Must,
+                toolgate_contract::suites::Level::Should => Weight::Should,
+            },
+            id,
+            text,
+        })
+        .collect()
+}
+
+/// Runs every chosen runtime; the matrix and the exit code.
+pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
+    let file = RuntimesFile::load(&options.runtimes)?;
+    let base = options.runtimes.parent().unwrap_or(Path::new("."));
+    for id in &options.only {
+        if !file.runtimes.iter().any(|r| r.id == *id) {
+            return Err(Error::usage(format!(
+                "--runtime {id}: not in {}",
+                options.runtimes.display()
+            )));
+        }
+    }
+    let suites: Vec<String> = file
+        .runtimes
+        .iter()
+        .flat_map(|r| r.suites.clone())
+        .collect();
+    let suite = suites
+        .first()
+        .cloned()
+        .ok_or_else(|| Error::usage("the runtimes file names no suite"))?;
+    if suites.iter().any(|s| *s != suite) {
+        return Err(Error::usage(
+            "a matrix grades one suite: every runtime of the file must name the same one",
+        ));
+    }
+    let about: HashMap<String, Vec<String>> = cases::corpus(None)?
+        .into_iter()
+        .map(|c| (c.id, c.requirements))
+        .collect();
+    let requirements = requirements(&suite);
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let mut exit = 0;
+    for entry in &file.runtimes {
+        if !options.only.is_empty() && !options.only.contains(&entry.id) {
+            continue;
+        }
+        let baseline = entry.baseline.as_ref().map(|b| base.join(b));
+        let mut run_options = RunOptions {
+            program: options.program.clone(),
+            implementation: Some(adapter::Options {
+                command: entry.adapter.clone(),
+                timeout: options.timeout,
+                start_timeout: Duration::from_secs(60),
+                max_restarts: 10,
+            }),
+            progress: options.progress,
+            ..RunOptions::default()
+        };
+        run_options.filter_suites = entry.suites.clone();
+        if options.write_baselines {
+            run_options.write_expected_failures = baseline.clone();
+        } else {
+            run_options.expected_failures = baseline.filter(|b| b.exists());
+        }
+        let t = Instant::now();
+        let report = run(&run_options)?;
+        exit = exit.max(report.exit_code);
+        eprintln!(
+            "{}: {} ({:.1} s)",
+            entry.id,
+            summary_line(&report),
+            t.elapsed().as_secs_f64()
+        );
+        let cases = report
+            .cases
+            .iter()
+            .map(|c| CaseResult {
+                id: c.id.clone(),
+                status: c.status.name().to_string(),
+                about: about.get(&c.id).cloned().unwrap_or_default(),
+                violations: c
+                    .violations
+                    .iter()
+                    .map(|v| (v.requirement.clone(), v.message.clone()))
+                    .collect(),
+                measures: c
+                    .measures
+                    .iter()
+                    .map(|m| (m.name.clone(), m.value, m.unit.clone(), m.bound))
+                    .collect(),
+                message: c.message.clone(),
+                expected: matches!(c.expectation, Some(crate::outcome::Expectation::Expected)),
+                reproduce: c.reproduce.clone(),
+            })
+            .collect();
+        let implementation = format!(
+            "{} {}",
+            report.implementation.name, report.implementation.version
+        );
+        rows.push(row(
+            entry.clone(),
+            implementation,
+            report.duration_secs,
+            &requirements,
+            cases,
+        ));
+    }
+    let matrix = Matrix {
+        toolgate: env!("CARGO_PKG_VERSION").to_string(),
+        suite,
+        generated: now_utc(),
+        machine: machine(),
+        duration_secs: started.elapsed().as_secs_f64(),
+        requirements,
+        rows,
+    };
+    Ok((matrix, exit))
+}
+
+fn summary_line(report: &RunReport) -> String {
+    let s = &report.summary;
+    format!(
+        "{} cases: {} pass, {} fail, {} warn, {} n/a, {} expected failure(s)",
+        s.total, s.pass, s.fail, s.warn, s.not_applicable, s.expected_failures
+    )
+}
+
+/// The current time in UTC, to the second (RFC 3339), without a clock
+/// crate: days from the Unix epoch by the civil-from-days algorithm.
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+/// Cores and the Node version the runtimes ran on.
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map_or_else(|| "node ?".to_string(), |v| format!("Node {}", v.trim()));
+    format!(
+        "{} {}, {cores} cores, {node}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
