@@ -1,0 +1,212 @@
+//! The portable suite's gate against a real JavaScript runtime: the suite's
+//! positive control, `adapters/node/runtimes/toolgate-wall` (an executor that
+//! keeps the whole wall), passes every boundary case under `--strict`, and
+//! every deliberately broken copy of it listed in its `mutants.json` is
+//! caught, the gate naming each requirement the mutant lists.
+//!
+//! Needs Node 20 and `npm ci` in the wall's folder (`.ci/run` does both).
+//! Without them these tests say so and pass, unless `TOOLGATE_REQUIRE_NODE=1`,
+//! where they fail.
+
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+use toolgate_runner::adapter;
+use toolgate_runner::cases;
+use toolgate_runner::outcome::Status;
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+
+fn node_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node")
+}
+
+fn wall_dir() -> PathBuf {
+    node_dir().join("runtimes/toolgate-wall")
+}
+
+/// Whether node and the wall's packages are there; fails under
+/// `TOOLGATE_REQUIRE_NODE` when they are not.
+fn ready() -> bool {
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let installed = wall_dir().join("node_modules/ajv").exists();
+    if node && installed {
+        return true;
+    }
+    let why = if node {
+        format!("run `npm ci` in {}", wall_dir().display())
+    } else {
+        "`node` is not on the PATH".to_string()
+    };
+    assert!(
+        std::env::var_os("TOOLGATE_REQUIRE_NODE").is_none(),
+        "TOOLGATE_REQUIRE_NODE is set but the boundary gate cannot run: {why}"
+    );
+    eprintln!("not run: {why} (set TOOLGATE_REQUIRE_NODE=1 to fail instead)");
+    false
+}
+
+fn options(runtime: &Path) -> RunOptions {
+    let command = format!(
+        "node {} --runtime {}",
+        shell_words::quote(
+            &node_dir()
+                .join("boundary/adapter.mjs")
+                .display()
+                .to_string()
+        ),
+        shell_words::quote(&runtime.display().to_string())
+    );
+    RunOptions {
+        implementation: Some(adapter::Options {
+            command,
+            timeout: Duration::from_secs(60),
+            start_timeout: Duration::from_secs(30),
+            max_restarts: 10,
+        }),
+        filter_suites: vec!["boundary".into()],
+        strict: true,
+        shrink_steps: 0,
+        save_dir: PathBuf::from("target/toolgate-failures"),
+        progress: false,
+        quiet: true,
+        ..RunOptions::default()
+    }
+}
+
+#[derive(Deserialize)]
+struct Mutant {
+    name: String,
+    find: String,
+    replace: String,
+    requirements: Vec<String>,
+}
+
+#[test]
+fn the_wall_passes_every_boundary_case_strictly() {
+    if !ready() {
+        return;
+    }
+    let report = run(&options(&wall_dir())).expect("the gate runs");
+    let bad: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status != Status::Pass)
+        .map(|c| format!("{} {}: {:?}", c.id, c.status.name(), c.violations))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(report.exit_code, 0);
+    assert!(report.cases.len() >= 80, "{} cases", report.cases.len());
+}
+
+#[test]
+fn every_mutant_of_the_wall_is_caught_naming_its_requirements() {
+    if !ready() {
+        return;
+    }
+    let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
+    let mutants: Vec<Mutant> =
+        serde_json::from_str(&std::fs::read_to_string(wall_dir().join("mutants.json")).unwrap())
+            .unwrap();
+    // every MUST requirement is seen failing on some broken shim
+    let covered: BTreeSet<&str> = mutants
+        .iter()
+        .flat_map(|m| m.requirements.iter().map(String::as_str))
+        .collect();
+    let musts = [
+        "BOUNDARY-LINK-01",
+        "BOUNDARY-RUN-01",
+        "BOUNDARY-UNK-01",
+        "BOUNDARY-VAL-01",
+        "BOUNDARY-ERR-01",
+        "BOUNDARY-TURN-01",
+        "BOUNDARY-OUT-01",
+        "BOUNDARY-CAN-01",
+        "BOUNDARY-PROC-01",
+    ];
+    for id in musts {
+        assert!(covered.contains(id), "no mutant breaks {id}");
+    }
+    let corpus = cases::corpus(None).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
+    let problems = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                if let Err(problem) = check_mutant(m, &source, tmp.path(), &corpus) {
+                    problems.lock().unwrap().push(problem);
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Runs the cases about `m`'s requirements on a mutated copy of the wall.
+fn check_mutant(
+    m: &Mutant,
+    source: &str,
+    tmp: &Path,
+    corpus: &[cases::RunCase],
+) -> Result<(), String> {
+    let at = source.matches(&m.find).count();
+    if at != 1 {
+        return Err(format!("{}: `find` occurs {at} times", m.name));
+    }
+    let dir = tmp.join(&m.name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("shim.mjs"),
+        source.replacen(&m.find, &m.replace, 1),
+    )
+    .unwrap();
+    std::fs::copy(wall_dir().join("package.json"), dir.join("package.json")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(wall_dir().join("node_modules"), dir.join("node_modules")).unwrap();
+    // every boundary case: a break is often seen by cases about another
+    // requirement (an unhandled rejection shows in the failure cases)
+    let o = options(&dir);
+    if !corpus
+        .iter()
+        .any(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
+    {
+        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
+    }
+    let report = run(&o).map_err(|e| format!("{}: {e}", m.name))?;
+    verdict(m, &report)
+}
+
+fn verdict(m: &Mutant, report: &RunReport) -> Result<(), String> {
+    let named: BTreeSet<&str> = report
+        .cases
+        .iter()
+        .flat_map(|c| c.requirements.iter().map(String::as_str))
+        .collect();
+    let missing: Vec<&str> = m
+        .requirements
+        .iter()
+        .map(String::as_str)
+        .filter(|r| !named.contains(r))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: the gate never names {} (it names {})",
+            m.name,
+            missing.join(", "),
+            named.iter().copied().collect::<Vec<_>>().join(" ")
+        ))
+    }
+}
