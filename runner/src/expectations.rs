@@ -22,6 +22,12 @@
 //! (a run of other seeds may simply not meet the divergence); exact entries
 //! are.
 //!
+//! A line starting with `~` lists a case that may pass or fail, the same
+//! way each time it fails: a race the implementation's design allows (an
+//! MCP server over stdio may start a tool before the client's cancellation
+//! reaches it). Its failure is expected; its pass is not stale. Use it only
+//! with a comment saying which race.
+//!
 //! A case that only warns (it breaks SHOULD requirements only) is not a
 //! failure, so a listed one is neither expected nor stale; under
 //! `--strict` it is `fail`, and the file applies to it like to any failure.
@@ -37,8 +43,16 @@ use toolgate_contract::suites;
 /// glob entries in file order.
 #[derive(Debug, Clone, Default)]
 pub struct Expectations {
-    entries: BTreeMap<String, BTreeSet<String>>,
+    entries: BTreeMap<String, Entry>,
     globs: Vec<GlobEntry>,
+}
+
+/// An exact entry: the requirements listed (empty: any), and whether the
+/// case may also pass (`~`).
+#[derive(Debug, Clone, Default)]
+struct Entry {
+    requirements: BTreeSet<String>,
+    may_pass: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -63,8 +77,17 @@ impl Expectations {
         let mut globs: Vec<GlobEntry> = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
-            let mut words = line.split_whitespace();
-            let Some(id) = words.next() else { continue };
+            let mut words = line.split_whitespace().peekable();
+            let may_pass = words.peek() == Some(&"~");
+            if may_pass {
+                words.next();
+            }
+            let Some(id) = words.next() else {
+                if may_pass {
+                    return Err(format!("line {}: `~` needs a case id", n + 1));
+                }
+                continue;
+            };
             let requirements: BTreeSet<String> = words.map(str::to_string).collect();
             if let Some(bad) = requirements
                 .iter()
@@ -81,6 +104,12 @@ impl Expectations {
                 ));
             }
             if is_glob(id) {
+                if may_pass {
+                    return Err(format!(
+                        "line {}: `~` takes a case id, not a glob (a glob is never stale)",
+                        n + 1
+                    ));
+                }
                 if requirements.is_empty() {
                     return Err(format!(
                         "line {}: the glob {id} must list the requirement ids it expects \
@@ -101,7 +130,11 @@ impl Expectations {
                 });
                 continue;
             }
-            if entries.insert(id.to_string(), requirements).is_some() {
+            let entry = Entry {
+                requirements,
+                may_pass,
+            };
+            if entries.insert(id.to_string(), entry).is_some() {
                 return Err(format!("line {}: {id} is listed twice", n + 1));
             }
         }
@@ -140,9 +173,10 @@ impl Expectations {
     }
 
     fn expectation(&self, outcome: &CaseOutcome) -> Option<Expectation> {
-        let Some(listed) = self.entries.get(&outcome.id) else {
+        let Some(entry) = self.entries.get(&outcome.id) else {
             return self.by_glob(outcome);
         };
+        let listed = &entry.requirements;
         if outcome.status.is_failure() {
             let unlisted: Vec<String> = outcome
                 .requirements
@@ -155,7 +189,7 @@ impl Expectations {
             } else {
                 Expectation::Unexpected { unlisted }
             })
-        } else if outcome.status == crate::outcome::Status::Pass {
+        } else if outcome.status == crate::outcome::Status::Pass && !entry.may_pass {
             Some(Expectation::Stale)
         } else {
             None
@@ -258,6 +292,28 @@ mod tests {
         e.apply(std::slice::from_mut(&mut o));
         assert_eq!(o.expectation, expected, "{}", o.id);
         assert_eq!(o.fails_the_run(), fails_run, "{}", o.id);
+    }
+
+    #[test]
+    fn a_racy_entry_expects_its_failure_and_forgives_its_pass() {
+        let file = "# a race\n~ a/x BOUNDARY-CAN-01\n";
+        check(
+            file,
+            outcome("a/x", Status::Fail, &["BOUNDARY-CAN-01"]),
+            Some(Expectation::Expected),
+            false,
+        );
+        check(file, outcome("a/x", Status::Pass, &[]), None, false);
+        check(
+            file,
+            outcome("a/x", Status::Fail, &["BOUNDARY-RUN-01"]),
+            Some(Expectation::Unexpected {
+                unlisted: vec!["BOUNDARY-RUN-01".into()],
+            }),
+            true,
+        );
+        assert!(Expectations::parse("~\n").is_err());
+        assert!(Expectations::parse("~ a/* BOUNDARY-CAN-01\n").is_err());
     }
 
     #[test]
@@ -424,7 +480,7 @@ mod tests {
         let e = Expectations::parse(&Expectations::render(&outcomes)).unwrap();
         assert_eq!(e.entries.len(), 1);
         assert_eq!(
-            e.entries["a/x"],
+            e.entries["a/x"].requirements,
             BTreeSet::from(["CORE-VAL-01".to_string()])
         );
     }

@@ -1,8 +1,10 @@
 //! The matrix as one static HTML page: requirements down, runtimes across,
 //! each cell a `<details>` that opens on what happened in the cases behind
 //! it (statuses, the violations in words, the measured figures against
-//! their bounds, the command that reproduces each case). No script: it
-//! reads the same in any browser and in a CI artifact viewer.
+//! their bounds, the command that reproduces each case). Each cell has an
+//! id (`cell-<runtime>-<requirement>`), and a link to it opens it: the one
+//! script of the page does only that, so the page reads the same without
+//! scripts, in any browser and in a CI artifact viewer.
 
 use super::{CaseResult, Grade, Matrix, Row, Weight};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -92,7 +94,7 @@ fn cell(row: &Row, requirement: &str) -> Markup {
         .filter_map(|id| row.cases.iter().find(|c| c.id == *id))
         .collect();
     html! {
-        td class={ "cell " (class(cell.grade)) } data-runtime=(row.runtime.id) data-requirement=(requirement) data-grade=(cell.grade.name()) {
+        td id=(cell_id(&row.runtime.id, requirement)) class={ "cell " (class(cell.grade)) } data-runtime=(row.runtime.id) data-requirement=(requirement) data-grade=(cell.grade.name()) {
             details {
                 summary { (mark(cell.grade)) }
                 p { (cases.len()) " case(s) on " (row.runtime.name) " " (row.runtime.version) }
@@ -101,6 +103,14 @@ fn cell(row: &Row, requirement: &str) -> Markup {
         }
     }
 }
+
+/// The id of a cell, for links to it.
+pub fn cell_id(runtime: &str, requirement: &str) -> String {
+    format!("cell-{runtime}-{requirement}")
+}
+
+/// Opens the cell the page's address names (`index.html#cell-...`).
+const OPEN_LINKED_CELL: &str = "addEventListener('DOMContentLoaded', () => {\n  const id = decodeURIComponent(location.hash.slice(1));\n  const cell = id && document.getElementById(id);\n  const details = cell && cell.querySelector('details');\n  if (details) { details.open = true; cell.scrollIntoView(); }\n});";
 
 /// The page.
 pub fn page(matrix: &Matrix) -> String {
@@ -111,6 +121,7 @@ pub fn page(matrix: &Matrix) -> String {
                 meta charset="utf-8";
                 title { "toolgate compliance matrix: " (matrix.suite) }
                 style { (PreEscaped(STYLE)) }
+                script { (PreEscaped(OPEN_LINKED_CELL)) }
             }
             body {
                 h1 { "toolgate compliance matrix: the " code { (matrix.suite) } " suite" }

@@ -94,6 +94,8 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
                 max_restarts: 10,
             }),
             progress: options.progress,
+            // the matrix prints one line per runtime; the page has the rest
+            quiet: true,
             ..RunOptions::default()
         };
         run_options.filter_suites = entry.suites.clone();
