@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use toolgate_runner::matrix::{
-    html, row, write_all, CaseResult, Matrix, Requirement, RuntimeEntry, RuntimesFile, Weight,
+    html, row, write_all, CaseResult, Matrix, Measure, Requirement, RuntimeEntry, RuntimesFile,
+    Violated, Weight,
 };
 
 fn chromium() -> Option<PathBuf> {
@@ -88,9 +89,19 @@ fn case(id: &str, status: &str, about: &str, violated: Option<&str>) -> CaseResu
         status: status.into(),
         about: vec![about.into()],
         violations: violated
-            .map(|r| vec![(Some(r.to_string()), format!("{id} broke {r}"))])
+            .map(|r| {
+                vec![Violated {
+                    requirement: Some(r.to_string()),
+                    message: format!("{id} broke {r}"),
+                }]
+            })
             .unwrap_or_default(),
-        measures: vec![("wall time".into(), 12.5, "ms".into(), None)],
+        measures: vec![Measure {
+            name: "wall time".into(),
+            value: 12.5,
+            unit: "ms".into(),
+            bound: None,
+        }],
         message: None,
         expected: false,
         reproduce: format!("toolgate run --case {id}"),
@@ -174,6 +185,11 @@ fn a_person_sees_the_grid_and_an_opened_cell() {
     // the others stay closed
     let closed = element(&seen, &html::cell_id("good", "BOUNDARY-LINK-01"), "td");
     assert!(!closed.contains("<details open"), "{closed}");
+    // the JSON keeps its schema
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("matrix.json")).unwrap())
+            .unwrap();
+    toolgate_runner::matrix::validate_json(&json).unwrap();
     // the badge and the table were written beside it
     assert!(std::fs::read_to_string(dir.path().join("badges/bad.svg"))
         .unwrap()
@@ -211,4 +227,8 @@ fn the_checked_in_matrix_page_shows_every_runtime_and_requirement() {
         grid.matches("<td id=\"cell-").count(),
         runtimes.runtimes.len() * requirements.len()
     );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("matrix/matrix.json")).unwrap())
+            .unwrap();
+    toolgate_runner::matrix::validate_json(&json).unwrap();
 }

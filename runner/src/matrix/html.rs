@@ -65,17 +65,17 @@ fn case_details(case: &CaseResult, requirement: &str) -> Markup {
         div.case data-case=(case.id) {
             code { (case.id) } " — " strong { (case.status) }
             @if case.expected { " (expected by the baseline)" }
-            @for (id, message) in &case.violations {
-                @if id.as_deref() == Some(requirement) || id.is_none() {
-                    pre { (id.as_deref().unwrap_or("unnamed")) ": " (message) }
+            @for v in &case.violations {
+                @if v.requirement.as_deref() == Some(requirement) || v.requirement.is_none() {
+                    pre { (v.requirement.as_deref().unwrap_or("unnamed")) ": " (v.message) }
                 }
             }
             @if let Some(m) = &case.message { pre { (m) } }
             @if !case.measures.is_empty() {
                 ul.figures {
-                    @for (name, value, unit, bound) in &case.measures {
-                        li { (name) ": " (figure(*value, unit))
-                            @if let Some(b) = bound { " (bound " (figure(*b, unit)) ")" } }
+                    @for m in &case.measures {
+                        li { (m.name) ": " (figure(m.value, &m.unit))
+                            @if let Some(b) = m.bound { " (bound " (figure(b, &m.unit)) ")" } }
                     }
                 }
             }

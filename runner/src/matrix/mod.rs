@@ -15,6 +15,7 @@ use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+pub use toolgate_contract::suites::Measure;
 
 /// One entry of the runtimes file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,6 +97,14 @@ pub struct Requirement {
     pub text: String,
 }
 
+/// A requirement a case violated (`None`: a difference no check names).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Violated {
+    pub requirement: Option<String>,
+    pub message: String,
+}
+
 /// One case as a runtime did it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,9 +116,9 @@ pub struct CaseResult {
     /// The requirements the case is about (its case file).
     pub about: Vec<String>,
     /// The requirements it violated, each with what happened.
-    pub violations: Vec<(Option<String>, String)>,
-    /// Figures: name, value, unit, bound.
-    pub measures: Vec<(String, f64, String, Option<f64>)>,
+    pub violations: Vec<Violated>,
+    /// What it measured, with the bounds.
+    pub measures: Vec<Measure>,
     /// Why it was n/a, skipped, or broke.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -192,7 +201,7 @@ pub fn grade(requirement: &Requirement, cases: &[CaseResult]) -> Cell {
         let violated = c
             .violations
             .iter()
-            .any(|(r, _)| r.as_deref() == Some(requirement.id.as_str()));
+            .any(|v| v.requirement.as_deref() == Some(requirement.id.as_str()));
         let about = c.about.contains(&requirement.id);
         if !violated && !about {
             continue;
@@ -253,6 +262,29 @@ pub fn row(
     }
 }
 
+const MATRIX_SCHEMA: &str = include_str!("../../schema/matrix.schema.json");
+
+/// Checks a matrix's JSON against `runner/schema/matrix.schema.json`; the
+/// error names the first few places that do not match.
+pub fn validate_json(matrix: &serde_json::Value) -> Result<(), String> {
+    let schema: serde_json::Value =
+        serde_json::from_str(MATRIX_SCHEMA).map_err(|e| format!("the matrix schema: {e}"))?;
+    let validator = jsonschema::options()
+        .offline()
+        .build(&schema)
+        .map_err(|e| format!("the matrix schema: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(matrix)
+        .take(3)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
 /// Writes every output of `matrix` under `dir`: `index.html`,
 /// `matrix.md`, `matrix.json`, `badges/<id>.svg`.
 pub fn write_all(matrix: &Matrix, dir: &Path) -> Result<(), Error> {
@@ -292,7 +324,10 @@ mod tests {
             about: about.iter().map(|s| s.to_string()).collect(),
             violations: violated
                 .iter()
-                .map(|v| (Some(v.to_string()), "broke".to_string()))
+                .map(|v| Violated {
+                    requirement: Some(v.to_string()),
+                    message: "broke".to_string(),
+                })
                 .collect(),
             measures: Vec::new(),
             message: None,
@@ -304,6 +339,23 @@ mod tests {
     fn check(level: Weight, cases: &[CaseResult], want: Grade) {
         let cell = grade(&requirement("R", level), cases);
         assert_eq!(cell.grade, want, "{cases:?}");
+    }
+
+    #[test]
+    fn the_json_schema_refuses_what_the_matrix_never_writes() {
+        let matrix = Matrix {
+            toolgate: "0".into(),
+            suite: "boundary".into(),
+            generated: "2026-12-01T00:00:00Z".into(),
+            machine: "test".into(),
+            duration_secs: 1.0,
+            requirements: vec![requirement("R", Weight::Must)],
+            rows: Vec::new(),
+        };
+        let mut json = serde_json::to_value(&matrix).unwrap();
+        validate_json(&json).unwrap();
+        json["requirements"][0]["level"] = "maybe".into();
+        assert!(validate_json(&json).is_err());
     }
 
     #[test]

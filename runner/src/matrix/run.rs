@@ -123,13 +123,12 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
                 violations: c
                     .violations
                     .iter()
-                    .map(|v| (v.requirement.clone(), v.message.clone()))
+                    .map(|v| super::Violated {
+                        requirement: v.requirement.clone(),
+                        message: v.message.clone(),
+                    })
                     .collect(),
-                measures: c
-                    .measures
-                    .iter()
-                    .map(|m| (m.name.clone(), m.value, m.unit.clone(), m.bound))
-                    .collect(),
+                measures: c.measures.clone(),
                 message: c.message.clone(),
                 expected: matches!(c.expectation, Some(crate::outcome::Expectation::Expected)),
                 reproduce: c.reproduce.clone(),
