@@ -41,7 +41,20 @@ pub fn check(scenario: &Scenario, observation: &Observation) -> Vec<String> {
                         Event::Abort(_) | Event::AbortListener(_) | Event::LateSettlement(_)
                     )
                 });
-            if !matches!(call.outcome, Outcome::Cancelled(_)) && !settled_before {
+            // the failure path checks the signal before it reads a thrown
+            // value's message (`getOwnPropertyDescriptor`): an abort from
+            // that read comes too late, and the error result stands
+            let during_message_read = matches!(&call.outcome, Outcome::Result(r) if r.is_error)
+                && abort
+                    .checked_sub(1)
+                    .and_then(|at| call.trace.get(at))
+                    .is_some_and(|e| {
+                        matches!(e, Event::Trap(t) if t.trap == crate::model::Trap::GetOwnPropertyDescriptor)
+                    });
+            if !matches!(call.outcome, Outcome::Cancelled(_))
+                && !settled_before
+                && !during_message_read
+            {
                 problems.push(format!(
                     "CORE-CAN-08: call {i}: the signal aborted but the call ended {}",
                     kind(&call.outcome)
