@@ -3,26 +3,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { notApplicable, runTurn, runtime } from '../shim.mjs';
+import { deferred, recordingTool, rejectOnAbort, timeLimit } from '../../test-support.mjs';
 
-const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const T = { timeout: 10_000 };
-
-function recordingTool(name, body = (args) => ({ read: args.path })) {
-  const seen = [];
-  return {
-    seen,
-    tool: {
-      name,
-      description: `test tool ${name}`,
-      inputSchema: schema,
-      check: undefined,
-      execute: (args, ctx) => {
-        seen.push({ args, ctx });
-        return body(args, ctx);
-      },
-    },
-  };
-}
+const T = timeLimit();
 
 test('the module names the runtime and what it cannot express', T, () => {
   assert.equal(runtime.id, 'ai-7');
@@ -41,8 +24,8 @@ test('a successful call is delivered as a tool-result part linked to its id', T,
   const turn = await runTurn({ tools: [tool], calls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'a.txt' } }], signal });
   assert.equal(seen.length, 1);
   assert.deepEqual(seen[0].args, { path: 'a.txt' });
-  assert.equal(seen[0].ctx.callId, 'call_1');
-  assert.ok(seen[0].ctx.signal instanceof AbortSignal);
+  assert.equal(seen[0].context.callId, 'call_1');
+  assert.ok(seen[0].context.signal instanceof AbortSignal);
   assert.equal(turn.results.length, 1);
   const [result] = turn.results;
   assert.equal(result.callId, 'call_1');
@@ -114,21 +97,16 @@ test('check is wired into jsonSchema validate: a refused call never runs and is 
 
 test('the abort signal reaches the runtime: the tool sees it abort and generateText rejects', T, async () => {
   const controller = new AbortController();
-  let started;
-  const startedPromise = new Promise((resolve) => {
-    started = resolve;
-  });
-  const { seen, tool } = recordingTool('slow', (_args, ctx) => {
-    started();
-    return new Promise((_resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-    });
+  const started = deferred();
+  const { seen, tool } = recordingTool('slow', (_args, { signal }) => {
+    started.resolve();
+    return rejectOnAbort(signal);
   });
   const turn = runTurn({ tools: [tool], calls: [{ id: 'call_1', name: 'slow', arguments: { path: 'x' } }], signal: controller.signal });
-  await startedPromise;
+  await started.promise;
   controller.abort();
   await assert.rejects(turn, { name: 'AbortError' });
-  assert.equal(seen[0].ctx.signal.aborted, true);
+  assert.equal(seen[0].context.signal.aborted, true);
 });
 
 test('a signal aborted before the turn rejects it before any tool runs', T, async () => {

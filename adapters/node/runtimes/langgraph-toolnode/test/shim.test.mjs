@@ -2,26 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runtime, notApplicable, runTurn } from '../shim.mjs';
+import { overlapProbe, recordingTool, timeLimit } from '../../test-support.mjs';
 
-const SCHEMA = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const LIMIT = { timeout: 10_000 };
-
-function recordingTool(name, body) {
-  const seen = [];
-  return {
-    seen,
-    tool: {
-      name,
-      description: `tool ${name}`,
-      inputSchema: SCHEMA,
-      check: undefined,
-      execute: (args, context) => {
-        seen.push({ args, context });
-        return body(args, context);
-      },
-    },
-  };
-}
+const LIMIT = timeLimit();
 
 test('the module says what it drives', LIMIT, () => {
   assert.equal(runtime.id, 'langgraph-toolnode');
@@ -85,15 +68,8 @@ test('schema-invalid arguments are refused by the JSON Schema validation before 
 });
 
 test('two calls in one turn give two results, run together', LIMIT, async () => {
-  let running = 0;
-  let overlapped = false;
-  const slow = recordingTool('slow', async (args) => {
-    running += 1;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    overlapped ||= running > 1;
-    running -= 1;
-    return args.path;
-  });
+  const probe = overlapProbe();
+  const slow = recordingTool('slow', probe.body);
   const out = await runTurn({
     tools: [slow.tool],
     calls: [
@@ -109,7 +85,7 @@ test('two calls in one turn give two results, run together', LIMIT, async () => 
       ['call_2', false, 'second'],
     ],
   );
-  assert.ok(overlapped);
+  assert.ok(probe.overlapped);
 });
 
 test('duplicate names are not refused: the first tool of the name runs', LIMIT, async () => {

@@ -3,12 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runTurn, runtime, notApplicable } from "../shim.mjs";
+import { PATH_SCHEMA, liveSignal, plainTool, rejectOnAbort, timeLimit } from "../../test-support.mjs";
 
-const T = { timeout: 15_000 };
-const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const ANY = { type: "object", properties: {} };
-const tool = (name, execute, extra = {}) => ({ name, description: name, inputSchema: ANY, execute, ...extra });
-const signal = () => new AbortController().signal;
+const T = timeLimit(15_000);
 
 test("module shape", T, () => {
   assert.equal(runtime.id, "mastra-core");
@@ -19,9 +16,9 @@ test("module shape", T, () => {
 
 test("a successful call: the delivered result is linked to its id, the tool got mastra's id and signal", T, async () => {
   const seen = [];
-  const s = signal();
+  const s = liveSignal();
   const out = await runTurn({
-    tools: [tool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH })],
+    tools: [plainTool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }],
     signal: s,
   });
@@ -36,9 +33,9 @@ test("a successful call: the delivered result is linked to its id, the tool got 
 
 test("an object result reaches the model as a json output", T, async () => {
   const out = await runTurn({
-    tools: [tool("get", async () => ({ a: 1, b: [true] }))],
+    tools: [plainTool("get", async () => ({ a: 1, b: [true] }))],
     calls: [{ id: "call_1", name: "get", arguments: {} }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [{ callId: "call_1", isError: false, delivered: { type: "json", value: { a: 1, b: [true] } } }]);
 });
@@ -46,9 +43,9 @@ test("an object result reaches the model as a json output", T, async () => {
 test("validation is mastra's: an invalid call never reaches the tool and comes back as a non-error json value", T, async () => {
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("read", () => ran++, { inputSchema: PATH })],
+    tools: [plainTool("read", () => ran++, { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: 5 } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(ran, 0);
   assert.equal(out.results.length, 1);
@@ -64,9 +61,9 @@ test("validation is mastra's: an invalid call never reaches the tool and comes b
 test("check is a Zod refinement mastra runs: a refused call never reaches the tool", T, async () => {
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("read", () => ran++, { inputSchema: PATH, check: (a) => (a.path === "bad" ? "bad path" : null) })],
+    tools: [plainTool("read", () => ran++, { inputSchema: PATH_SCHEMA, check: (a) => (a.path === "bad" ? "bad path" : null) })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "bad" } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(ran, 0);
   assert.match(out.results[0].delivered.value.message, /\n- root: bad path\n/);
@@ -76,12 +73,12 @@ test("an unknown tool: mastra rejects the whole turn (observed), after running t
   let ran = 0;
   await assert.rejects(
     runTurn({
-      tools: [tool("read", () => (ran++, "x"))],
+      tools: [plainTool("read", () => (ran++, "x"))],
       calls: [
         { id: "call_1", name: "read", arguments: {} },
         { id: "call_2", name: "ghost", arguments: {} },
       ],
-      signal: signal(),
+      signal: liveSignal(),
     }),
     (error) => error instanceof Error && /^Tool ghost not found/.test(error.message),
   );
@@ -90,12 +87,12 @@ test("an unknown tool: mastra rejects the whole turn (observed), after running t
 
 test("two calls in one turn give two results, in call order, each with its id", T, async () => {
   const out = await runTurn({
-    tools: [tool("a", async () => "A"), tool("b", () => "B")],
+    tools: [plainTool("a", async () => "A"), plainTool("b", () => "B")],
     calls: [
       { id: "call_1", name: "a", arguments: {} },
       { id: "call_2", name: "b", arguments: {} },
     ],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [
     { callId: "call_1", isError: false, delivered: { type: "text", value: "A" } },
@@ -105,9 +102,9 @@ test("two calls in one turn give two results, in call order, each with its id", 
 
 test("a throwing tool: mastra returns its MastraError as the tool's (non-error) value", T, async () => {
   const out = await runTurn({
-    tools: [tool("b", () => { throw new Error("B failed"); })],
+    tools: [plainTool("b", () => { throw new Error("B failed"); })],
     calls: [{ id: "call_1", name: "b", arguments: {} }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   const [r] = out.results;
   assert.equal(r.isError, false);
@@ -120,9 +117,9 @@ test("the abort signal reaches the runtime: a pending tool sees it, mastra stops
   const controller = new AbortController();
   const out = await runTurn({
     tools: [
-      tool("wait", (args, { signal }) => {
+      plainTool("wait", (args, { signal }) => {
         setImmediate(() => controller.abort());
-        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+        return rejectOnAbort(signal);
       }),
     ],
     calls: [{ id: "call_1", name: "wait", arguments: {} }],
@@ -139,7 +136,7 @@ test("aborted before the turn: mastra never asks the model, no tool runs", T, as
   controller.abort();
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("a", () => ran++)],
+    tools: [plainTool("a", () => ran++)],
     calls: [{ id: "call_1", name: "a", arguments: {} }],
     signal: controller.signal,
   });

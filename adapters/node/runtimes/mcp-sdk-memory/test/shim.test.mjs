@@ -2,26 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runtime, notApplicable, runTurn } from '../shim.mjs';
+import { overlapProbe, recordingTool, timeLimit } from '../../test-support.mjs';
 
-const SCHEMA = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const LIMIT = { timeout: 10_000 };
-
-function recordingTool(name, body) {
-  const seen = [];
-  return {
-    seen,
-    tool: {
-      name,
-      description: `tool ${name}`,
-      inputSchema: SCHEMA,
-      check: undefined,
-      execute: (args, context) => {
-        seen.push({ args, context });
-        return body(args, context);
-      },
-    },
-  };
-}
+const LIMIT = timeLimit();
 
 test('the module says what it drives', LIMIT, () => {
   assert.equal(runtime.id, 'mcp-sdk-memory');
@@ -92,15 +75,8 @@ test('the check runs as the schema refinement', LIMIT, async () => {
 });
 
 test('two calls in one turn give two results, in the order of the calls', LIMIT, async () => {
-  let running = 0;
-  let overlapped = false;
-  const slow = recordingTool('slow', async (args) => {
-    running += 1;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    overlapped ||= running > 1;
-    running -= 1;
-    return args.path;
-  });
+  const probe = overlapProbe();
+  const slow = recordingTool('slow', probe.body);
   const out = await runTurn({
     tools: [slow.tool],
     calls: [
@@ -116,7 +92,7 @@ test('two calls in one turn give two results, in the order of the calls', LIMIT,
       ['call_2', false, 'second'],
     ],
   );
-  assert.ok(overlapped, 'the two callTool requests were in flight together');
+  assert.ok(probe.overlapped, 'the two callTool requests were in flight together');
 });
 
 test('duplicate names: the SDK refuses the second registration', LIMIT, async () => {

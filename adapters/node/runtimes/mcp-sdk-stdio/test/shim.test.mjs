@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runtime, notApplicable, runTurn, REQUEST_TIMEOUT_MS } from '../shim.mjs';
+import { PATH_SCHEMA, sleep, timeLimit } from '../../test-support.mjs';
 
-const SCHEMA = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const LIMIT = { timeout: 20_000 };
+const LIMIT = timeLimit(20_000);
 
 /** Tools as the adapter hands them for out-of-process runtimes; events are recorded. */
 function toolsOf(specs) {
@@ -13,7 +13,7 @@ function toolsOf(specs) {
   const tools = specs.map(([name, behaviour, check], index) => ({
     name,
     description: `tool ${name}`,
-    inputSchema: SCHEMA,
+    inputSchema: PATH_SCHEMA,
     check,
     index,
     behaviour,
@@ -29,7 +29,7 @@ const until = async (predicate, ms = 5000) => {
   const end = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
 };
 

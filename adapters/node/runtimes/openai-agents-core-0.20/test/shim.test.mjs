@@ -3,27 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { notApplicable, runTurn, runtime } from '../shim.mjs';
+import { deferred, recordingTool, rejectOnAbort, timeLimit } from '../../test-support.mjs';
 
-const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const T = { timeout: 10_000 };
+const T = timeLimit();
 const DEFAULT_ERROR_TEXT = 'An error occurred while running the tool. Please try again.';
-
-function recordingTool(name, body = (args) => ({ read: args.path })) {
-  const seen = [];
-  return {
-    seen,
-    tool: {
-      name,
-      description: `test tool ${name}`,
-      inputSchema: schema,
-      check: undefined,
-      execute: (args, ctx) => {
-        seen.push({ args, ctx });
-        return body(args, ctx);
-      },
-    },
-  };
-}
 
 test('the module names the runtime and what it cannot express', T, () => {
   assert.equal(runtime.id, 'openai-agents-core-0.20');
@@ -42,8 +25,8 @@ test('a successful call is delivered as a function_call_result linked to its cal
   });
   assert.equal(seen.length, 1);
   assert.deepEqual(seen[0].args, { path: 'a.txt' });
-  assert.equal(seen[0].ctx.callId, 'call_1');
-  assert.ok(seen[0].ctx.signal instanceof AbortSignal);
+  assert.equal(seen[0].context.callId, 'call_1');
+  assert.ok(seen[0].context.signal instanceof AbortSignal);
   assert.equal(turn.results.length, 1);
   const [result] = turn.results;
   assert.equal(result.callId, 'call_1');
@@ -115,21 +98,16 @@ test('check is wired as a tool input guardrail: a refused call never runs, its m
 
 test('the abort signal reaches the runtime: the tool sees it abort and the run rejects', T, async () => {
   const controller = new AbortController();
-  let started;
-  const startedPromise = new Promise((resolve) => {
-    started = resolve;
-  });
-  const { seen, tool } = recordingTool('slow', (_args, ctx) => {
-    started();
-    return new Promise((_resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-    });
+  const started = deferred();
+  const { seen, tool } = recordingTool('slow', (_args, { signal }) => {
+    started.resolve();
+    return rejectOnAbort(signal);
   });
   const turn = runTurn({ tools: [tool], calls: [{ id: 'call_1', name: 'slow', arguments: { path: 'x' } }], signal: controller.signal });
-  await startedPromise;
+  await started.promise;
   controller.abort();
   await assert.rejects(turn, { name: 'AbortError' });
-  assert.equal(seen[0].ctx.signal.aborted, true);
+  assert.equal(seen[0].context.signal.aborted, true);
 });
 
 test('a signal aborted before the turn rejects it before any tool runs', T, async () => {

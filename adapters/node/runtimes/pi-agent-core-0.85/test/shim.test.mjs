@@ -3,12 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runTurn, runtime, notApplicable } from "../shim.mjs";
+import { PATH_SCHEMA, liveSignal, plainTool, rejectOnAbort, timeLimit } from "../../test-support.mjs";
 
-const T = { timeout: 10_000 };
-const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const ANY = { type: "object", properties: {} };
-const tool = (name, execute, extra = {}) => ({ name, description: name, inputSchema: ANY, execute, ...extra });
-const signal = () => new AbortController().signal;
+const T = timeLimit();
 
 test("module shape", T, () => {
   assert.equal(runtime.id, "pi-agent-core-0.85");
@@ -19,9 +16,9 @@ test("module shape", T, () => {
 
 test("a successful call: the delivered result is linked to its id, the tool got pi's id and signal", T, async () => {
   const seen = [];
-  const s = signal();
+  const s = liveSignal();
   const out = await runTurn({
-    tools: [tool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH })],
+    tools: [plainTool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }],
     signal: s,
   });
@@ -37,9 +34,9 @@ test("a successful call: the delivered result is linked to its id, the tool got 
 test("validation is pi's: an uncoercible argument never reaches the tool", T, async () => {
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("read", () => ran++, { inputSchema: PATH })],
+    tools: [plainTool("read", () => ran++, { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: { a: 1 } } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(ran, 0);
   assert.equal(out.results.length, 1);
@@ -50,9 +47,9 @@ test("validation is pi's: an uncoercible argument never reaches the tool", T, as
 test("check is a TypeBox refinement pi runs: a refused call never reaches the tool", T, async () => {
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("read", () => ran++, { inputSchema: PATH, check: (a) => (a.path === "bad" ? "bad path" : null) })],
+    tools: [plainTool("read", () => ran++, { inputSchema: PATH_SCHEMA, check: (a) => (a.path === "bad" ? "bad path" : null) })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "bad" } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(ran, 0);
   assert.equal(out.results[0].isError, true);
@@ -61,21 +58,21 @@ test("check is a TypeBox refinement pi runs: a refused call never reaches the to
 
 test("an unknown tool: pi's own error result, observed text", T, async () => {
   const out = await runTurn({
-    tools: [tool("read", () => "x")],
+    tools: [plainTool("read", () => "x")],
     calls: [{ id: "call_1", name: "ghost", arguments: {} }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [{ callId: "call_1", isError: true, delivered: [{ type: "text", text: "Tool ghost not found" }] }]);
 });
 
 test("two calls in one turn give two results, in call order, each with its id", T, async () => {
   const out = await runTurn({
-    tools: [tool("a", async () => "A"), tool("b", () => { throw new Error("B failed"); })],
+    tools: [plainTool("a", async () => "A"), plainTool("b", () => { throw new Error("B failed"); })],
     calls: [
       { id: "call_1", name: "a", arguments: {} },
       { id: "call_2", name: "b", arguments: {} },
     ],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [
     { callId: "call_1", isError: false, delivered: [{ type: "text", text: "A" }] },
@@ -87,9 +84,9 @@ test("the abort signal reaches the runtime: a pending tool sees it, the next mod
   const controller = new AbortController();
   const out = await runTurn({
     tools: [
-      tool("wait", (args, { signal }) => {
+      plainTool("wait", (args, { signal }) => {
         queueMicrotask(() => controller.abort());
-        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+        return rejectOnAbort(signal);
       }),
     ],
     calls: [{ id: "call_1", name: "wait", arguments: {} }],
@@ -104,7 +101,7 @@ test("aborted before the tools run: 0.85 answers the first call only", T, async 
   controller.abort();
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("a", () => ran++)],
+    tools: [plainTool("a", () => ran++)],
     calls: [
       { id: "call_1", name: "a", arguments: {} },
       { id: "call_2", name: "a", arguments: {} },

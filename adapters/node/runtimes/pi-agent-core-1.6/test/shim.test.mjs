@@ -3,12 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runTurn, runtime, notApplicable } from "../shim.mjs";
+import { PATH_SCHEMA, liveSignal, plainTool, rejectOnAbort, timeLimit } from "../../test-support.mjs";
 
-const T = { timeout: 10_000 };
-const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-const ANY = { type: "object", properties: {} };
-const tool = (name, execute, extra = {}) => ({ name, description: name, inputSchema: ANY, execute, ...extra });
-const signal = () => new AbortController().signal;
+const T = timeLimit();
 
 test("module shape", T, () => {
   assert.equal(runtime.id, "pi-agent-core-1.6");
@@ -19,9 +16,9 @@ test("module shape", T, () => {
 
 test("a successful call: the delivered result is linked to its id, the tool got pi's id and signal", T, async () => {
   const seen = [];
-  const s = signal();
+  const s = liveSignal();
   const out = await runTurn({
-    tools: [tool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH })],
+    tools: [plainTool("read", (args, ctx) => (seen.push({ args, ctx }), `body of ${args.path}`), { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "a.txt" } }],
     signal: s,
   });
@@ -37,9 +34,9 @@ test("a successful call: the delivered result is linked to its id, the tool got 
 test("validation is pi's: an uncoercible argument never reaches the tool", T, async () => {
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("read", () => ran++, { inputSchema: PATH })],
+    tools: [plainTool("read", () => ran++, { inputSchema: PATH_SCHEMA })],
     calls: [{ id: "call_1", name: "read", arguments: { path: { a: 1 } } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(ran, 0);
   assert.equal(out.results.length, 1);
@@ -51,9 +48,9 @@ test("check is wired as a TypeBox refinement, which pi 1.6 (pi-schema) drops: th
   let ran = 0;
   let checked = 0;
   const out = await runTurn({
-    tools: [tool("read", () => (ran++, "ran"), { inputSchema: PATH, check: () => (checked++, "refused") })],
+    tools: [plainTool("read", () => (ran++, "ran"), { inputSchema: PATH_SCHEMA, check: () => (checked++, "refused") })],
     calls: [{ id: "call_1", name: "read", arguments: { path: "bad" } }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.equal(checked, 0);
   assert.equal(ran, 1);
@@ -62,21 +59,21 @@ test("check is wired as a TypeBox refinement, which pi 1.6 (pi-schema) drops: th
 
 test("an unknown tool: pi's own error result, observed text", T, async () => {
   const out = await runTurn({
-    tools: [tool("read", () => "x")],
+    tools: [plainTool("read", () => "x")],
     calls: [{ id: "call_1", name: "ghost", arguments: {} }],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [{ callId: "call_1", isError: true, delivered: [{ type: "text", text: "Tool ghost not found" }] }]);
 });
 
 test("two calls in one turn give two results, in call order, each with its id", T, async () => {
   const out = await runTurn({
-    tools: [tool("a", async () => "A"), tool("b", () => { throw new Error("B failed"); })],
+    tools: [plainTool("a", async () => "A"), plainTool("b", () => { throw new Error("B failed"); })],
     calls: [
       { id: "call_1", name: "a", arguments: {} },
       { id: "call_2", name: "b", arguments: {} },
     ],
-    signal: signal(),
+    signal: liveSignal(),
   });
   assert.deepEqual(out.results, [
     { callId: "call_1", isError: false, delivered: [{ type: "text", text: "A" }] },
@@ -88,9 +85,9 @@ test("the abort signal reaches the runtime: a pending tool sees it, the next mod
   const controller = new AbortController();
   const out = await runTurn({
     tools: [
-      tool("wait", (args, { signal }) => {
+      plainTool("wait", (args, { signal }) => {
         queueMicrotask(() => controller.abort());
-        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+        return rejectOnAbort(signal);
       }),
     ],
     calls: [{ id: "call_1", name: "wait", arguments: {} }],
@@ -105,7 +102,7 @@ test("aborted before the tools run: 1.6 answers every call with pi's abort resul
   controller.abort();
   let ran = 0;
   const out = await runTurn({
-    tools: [tool("a", () => ran++)],
+    tools: [plainTool("a", () => ran++)],
     calls: [
       { id: "call_1", name: "a", arguments: {} },
       { id: "call_2", name: "a", arguments: {} },

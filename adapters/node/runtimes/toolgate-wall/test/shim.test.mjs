@@ -3,31 +3,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { LIMITS, argumentsProblem, describeThrown, notApplicable, renderJson, runTurn, runtime } from '../shim.mjs';
+import { recordingTool, rejectOnAbort, sleep, timeLimit } from '../../test-support.mjs';
 
-const SCHEMA = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-const LIMIT = { timeout: 20_000 };
+const LIMIT = timeLimit(20_000);
 
 // Unhandled rejections anywhere in this file fail the test that checks them.
 const escaped = [];
 process.on('unhandledRejection', (reason) => escaped.push(reason));
-
-function recordingTool(name, body, extra = {}) {
-  const seen = [];
-  return {
-    seen,
-    tool: {
-      name,
-      description: `tool ${name}`,
-      inputSchema: SCHEMA,
-      check: undefined,
-      execute: (args, context) => {
-        seen.push({ args, context });
-        return body(args, context);
-      },
-      ...extra,
-    },
-  };
-}
 
 function turn(tools, calls, { signal = new AbortController().signal, limits } = {}) {
   return runTurn({ tools, calls, signal, limits });
@@ -334,12 +316,12 @@ test('an abort ends the turn at once, keeps finished results, and never waits fo
   const controller = new AbortController();
   const ok = recordingTool('ok', () => 'done');
   const deaf = recordingTool('deaf', () => new Promise(() => {}));
-  const listening = recordingTool('listening', (args, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+  const listening = recordingTool('listening', (args, { signal }) => rejectOnAbort(signal));
   const pending = turn([ok.tool, deaf.tool, listening.tool], [call('c1', 'ok'), call('c2', 'deaf'), call('c3', 'listening')], {
     signal: controller.signal,
     limits: { deadlineMs: 60_000 },
   });
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await sleep(20);
   const abortedAt = performance.now();
   controller.abort();
   const out = await pending;
@@ -370,7 +352,7 @@ test('no unhandled rejection is left behind by bodies that lose the race', LIMIT
   setTimeout(() => controller.abort(), 5);
   const out = await pending;
   assert.deepEqual(out.results.map((r) => r.isError), [true, true]);
-  await new Promise((resolve) => setTimeout(resolve, 120));
+  await sleep(120);
   assert.equal(escaped.length, before);
 });
 
