@@ -71,3 +71,8 @@ fn registry_oracle() {
 fn scenario_oracle() {
     check("scenario", fuzzing::scenario, 300, 150);
 }
+
+#[test]
+fn boundary_oracle() {
+    check("boundary", fuzzing::boundary, 200, 190);
+}

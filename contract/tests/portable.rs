@@ -475,3 +475,34 @@ fn starts_without_call_ids_are_counted_per_tool() {
         &[requirements::RUN_01],
     );
 }
+
+/// Every corpus case keeps `properties::check` (the reference's schema,
+/// its own judge, the boundary's shape, the mutants that fit), and every
+/// observation mutant fits at least one corpus case, so none is vacuous.
+#[test]
+fn every_observation_mutant_fits_a_corpus_case_and_is_caught() {
+    use toolgate_contract::portable::{mutants, properties};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/cases");
+    let files = toolgate_contract::scenario::corpus::load_dir(&root).expect("the corpus loads");
+    let mut fitted = std::collections::BTreeSet::new();
+    let mut cases = 0;
+    for (_, file) in files.iter().filter(|(_, f)| f.suite == "boundary") {
+        for case in &file.cases {
+            let s = scenario(case.scenario.clone());
+            let covered =
+                properties::check(&s).unwrap_or_else(|e| panic!("{}: {e}", file.id(case)));
+            fitted.extend(covered.mutants);
+            cases += 1;
+        }
+    }
+    assert!(cases >= 80, "{cases} boundary cases");
+    let unfitted: Vec<&str> = mutants::ALL
+        .iter()
+        .map(|m| m.name)
+        .filter(|m| !fitted.contains(m))
+        .collect();
+    assert!(
+        unfitted.is_empty(),
+        "mutants no corpus case exercises: {unfitted:?}"
+    );
+}

@@ -7,6 +7,7 @@
 pub mod knobs;
 pub mod plan;
 pub mod strategy;
+pub mod suites;
 
 pub use plan::{Plan, Roles};
 pub use strategy::plan;

@@ -422,6 +422,7 @@ impl Adapter {
                 id: case.id.clone(),
                 suite: case.suite.id().to_string(),
                 scenario: case.scenario.clone(),
+                needs: case.suite.capabilities(&case.scenario),
             }),
         };
         let line = match protocol::request_line(&request) {

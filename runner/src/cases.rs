@@ -166,8 +166,13 @@ impl Filter {
         })
     }
 
+    /// Whether `--suite` chooses `suite` (no `--suite`: every suite).
+    pub fn keeps_suite(&self, suite: &str) -> bool {
+        self.suites.is_empty() || self.suites.iter().any(|s| s == suite)
+    }
+
     pub fn keeps(&self, suite: &str, id: &str) -> bool {
-        (self.suites.is_empty() || self.suites.iter().any(|s| s == suite))
+        self.keeps_suite(suite)
             && self.include.as_ref().is_none_or(|g| g.is_match(id))
             && !self.exclude.as_ref().is_some_and(|g| g.is_match(id))
     }

@@ -115,7 +115,8 @@ struct RunArgs {
     /// Run no corpus case (with --generate: only generated cases).
     #[arg(long)]
     no_corpus: bool,
-    /// Add N cases generated from the property-test strategies.
+    /// Add N generated cases of each suite that has a generator (core,
+    /// boundary), is chosen (--suite) and is run by the implementation.
     #[arg(long, value_name = "N", default_value_t = 0)]
     generate: u64,
     /// The seed of --generate (default: random, printed in the report).

@@ -35,6 +35,12 @@ pub struct CaseRequest {
     pub suite: String,
     /// In the scenario format of that suite.
     pub scenario: Json,
+    /// The capability names the case needs, as its suite derives them
+    /// (`SuiteDef::capabilities`), so that an adapter answering
+    /// `notApplicable` per feature never derives them again. Added to
+    /// version 1: an adapter may ignore it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
 }
 
 /// The adapter's answer to `start`.

@@ -17,7 +17,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use toolgate_contract::scenario::CORE;
 use toolgate_contract::suites::SuiteDef;
 
 /// Set by the command's signal handler (SIGINT, SIGTERM): the run stops at
@@ -143,7 +142,8 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
             Box::new(Reference::new(&suites))
         }
     };
-    let total = chosen.len() as u64 + options.generate;
+    let generated = generated_suites(options, &filter, subject.hello());
+    let total = chosen.len() as u64 + options.generate * generated.len() as u64;
     let bar = progress_bar(options, total);
     let started = Instant::now();
     let mut outcomes = Vec::with_capacity(total as usize);
@@ -159,88 +159,28 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
         outcomes.push(outcome);
     }
     if let Some(seed) = seed {
-        let mut generator = Generator::new(seed);
         // one shrink per distinct set of violated requirements, and at most
         // --max-shrinks in all: a run with a common divergence spends its
         // time running cases, not minimizing the same bug again
-        let mut shrunk_sets: BTreeMap<Vec<String>, String> = BTreeMap::new();
-        let mut shrinks_done = 0u32;
-        for _ in 0..options.generate {
-            let (index, mut tree) = generator.next_tree()?;
-            let id = generator.id(index);
-            if interrupted() {
-                let message = NOT_RUN_INTERRUPTED.to_string();
-                let mut outcome = generator_error(&generator, index, message, options);
-                outcome.not_run = true;
-                outcomes.push(outcome);
+        let mut shrinks = Shrinks {
+            sets: BTreeMap::new(),
+            done: 0,
+        };
+        for suite in &generated {
+            let Some(mut generator) = Generator::new(*suite, seed) else {
                 continue;
-            }
-            // generated cases are core cases
-            if !filter.keeps(CORE.id(), &id) {
-                bar.inc(1);
-                continue;
-            }
-            let case = match generator.case(index, &tree.current()) {
-                Ok(case) => case,
-                Err(message) => {
-                    bar.inc(1);
-                    outcomes.push(generator_error(&generator, index, message, options));
-                    continue;
-                }
             };
-            let mut outcome = run_one(subject.as_mut(), &case, reproduce(&case), options.strict);
-            let worth = generate::shrinkable(&outcome)
-                && options.shrink_steps > 0
-                && !expectations.as_ref().is_some_and(|e| e.expects(&outcome));
-            let skip_reason = if !worth {
-                None
-            } else if let Some(first) = shrunk_sets.get(&outcome.requirements) {
-                Some(format!(
-                    "not shrunk: {first} fails on the same requirements and was shrunk"
-                ))
-            } else if shrinks_done >= options.max_shrinks {
-                Some(format!(
-                    "not shrunk: --max-shrinks {} reached",
-                    options.max_shrinks
-                ))
-            } else {
-                None
-            };
-            if let Some(reason) = skip_reason {
-                outcome.message.get_or_insert(reason);
-            } else if worth {
-                shrinks_done += 1;
-                shrunk_sets.insert(outcome.requirements.clone(), id.clone());
-                bar.set_message(format!("shrinking {id}"));
-                let (minimal, mut shrunk, steps) = generate::shrink(
-                    &mut tree,
-                    &generator,
-                    index,
-                    (case, outcome),
-                    options.shrink_steps,
-                    |candidate| run_one(subject.as_mut(), candidate, String::new(), options.strict),
-                );
-                bar.set_message("");
-                let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
-                    Ok(path) => {
-                        let replay = RunCase {
-                            origin: Origin::CaseFile(path.clone()),
-                            ..minimal.clone()
-                        };
-                        shrunk.reproduce = reproduce(&replay);
-                        Some(path.display().to_string())
-                    }
-                    Err(e) => {
-                        shrunk.reproduce = reproduce(&minimal);
-                        shrunk.message = Some(format!("saving the shrunk case failed: {e}"));
-                        None
-                    }
-                };
-                shrunk.shrunk = Some(Shrunk { steps, saved });
-                outcome = shrunk;
+            for _ in 0..options.generate {
+                generate_one(
+                    &mut generator,
+                    subject.as_mut(),
+                    options,
+                    (&filter, expectations.as_ref()),
+                    &mut shrinks,
+                    &bar,
+                    &mut outcomes,
+                )?;
             }
-            note(&bar, options, &outcome);
-            outcomes.push(outcome);
         }
     }
     let duration = started.elapsed();
@@ -285,6 +225,120 @@ fn not_run(case: &RunCase, reproduce: String) -> CaseOutcome {
     outcome::judge(case, attempt, reproduce, false)
 }
 
+/// What shrinking has done so far in a run.
+struct Shrinks {
+    /// Each set of violated requirements shrunk, with the case shrunk.
+    sets: BTreeMap<Vec<String>, String>,
+    done: u32,
+}
+
+/// The suites `--generate` draws cases of: those chosen (`--suite`, or
+/// all), that the implementation runs and that have a generator.
+fn generated_suites(
+    options: &RunOptions,
+    filter: &Filter,
+    hello: &crate::protocol::Hello,
+) -> Vec<&'static dyn SuiteDef> {
+    if options.generate == 0 {
+        return Vec::new();
+    }
+    toolgate_contract::suites::all()
+        .into_iter()
+        .filter(|s| filter.keeps_suite(s.id()) && hello.suites.iter().any(|h| h == s.id()))
+        .filter(|s| toolgate_proptests::suites::scenarios(s.id()).is_some())
+        .collect()
+}
+
+/// Draws, runs, judges (and, when worth it, shrinks) one generated case.
+fn generate_one(
+    generator: &mut Generator,
+    subject: &mut dyn Subject,
+    options: &RunOptions,
+    (filter, expectations): (&Filter, Option<&Expectations>),
+    shrinks: &mut Shrinks,
+    bar: &ProgressBar,
+    outcomes: &mut Vec<CaseOutcome>,
+) -> Result<(), Error> {
+    let reproduce = |case: &RunCase| reproduce(options, case);
+    let (index, mut tree) = generator.next_tree()?;
+    let id = generator.id(index);
+    if interrupted() {
+        let message = NOT_RUN_INTERRUPTED.to_string();
+        let mut outcome = generator_error(generator, index, message, options);
+        outcome.not_run = true;
+        outcomes.push(outcome);
+        return Ok(());
+    }
+    if !filter.keeps(generator.suite().id(), &id) {
+        bar.inc(1);
+        return Ok(());
+    }
+    let case = match generator.case(index, &tree.current()) {
+        Ok(case) => case,
+        Err(message) => {
+            bar.inc(1);
+            outcomes.push(generator_error(generator, index, message, options));
+            return Ok(());
+        }
+    };
+    let mut outcome = run_one(subject, &case, reproduce(&case), options.strict);
+    let worth = generate::shrinkable(&outcome)
+        && options.shrink_steps > 0
+        && !expectations.is_some_and(|e| e.expects(&outcome));
+    let skip_reason = if !worth {
+        None
+    } else if let Some(first) = shrinks.sets.get(&outcome.requirements) {
+        Some(format!(
+            "not shrunk: {first} fails on the same requirements and was shrunk"
+        ))
+    } else if shrinks.done >= options.max_shrinks {
+        Some(format!(
+            "not shrunk: --max-shrinks {} reached",
+            options.max_shrinks
+        ))
+    } else {
+        None
+    };
+    if let Some(reason) = skip_reason {
+        outcome.message.get_or_insert(reason);
+    } else if worth {
+        shrinks.done += 1;
+        shrinks
+            .sets
+            .insert(outcome.requirements.clone(), id.clone());
+        bar.set_message(format!("shrinking {id}"));
+        let (minimal, mut shrunk, steps) = generate::shrink(
+            &mut tree,
+            generator,
+            index,
+            (case, outcome),
+            options.shrink_steps,
+            |candidate| run_one(subject, candidate, String::new(), options.strict),
+        );
+        bar.set_message("");
+        let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
+            Ok(path) => {
+                let replay = RunCase {
+                    origin: Origin::CaseFile(path.clone()),
+                    ..minimal.clone()
+                };
+                shrunk.reproduce = reproduce(&replay);
+                Some(path.display().to_string())
+            }
+            Err(e) => {
+                shrunk.reproduce = reproduce(&minimal);
+                shrunk.message = Some(format!("saving the shrunk case failed: {e}"));
+                None
+            }
+        };
+        shrunk.shrunk = Some(Shrunk { steps, saved });
+        outcome = shrunk;
+    }
+    note(bar, options, &outcome);
+    outcomes.push(outcome);
+    Ok(())
+}
+
 fn generator_error(
     generator: &Generator,
     index: u64,
@@ -293,12 +347,15 @@ fn generator_error(
 ) -> CaseOutcome {
     let case = RunCase {
         id: generator.id(index),
-        suite: &CORE,
+        suite: generator.suite(),
         description: String::new(),
         requirements: Vec::new(),
         scenario: serde_json::Value::Null,
         expect: serde_json::Value::Null,
-        origin: Origin::Generated { seed: 0, index },
+        origin: Origin::Generated {
+            seed: generator.seed(),
+            index,
+        },
     };
     let attempt = crate::subject::Attempt {
         ran: crate::subject::Ran::Error(message),
@@ -352,6 +409,8 @@ pub fn reproduce(options: &RunOptions, case: &RunCase) -> String {
         Origin::Generated { seed, index } => {
             words.extend([
                 "--no-corpus".into(),
+                "--suite".into(),
+                case.suite.id().to_string(),
                 "--generate".into(),
                 (index + 1).to_string(),
                 "--seed".into(),

@@ -97,7 +97,7 @@ async function handle(request) {
         reply({ seq, skipped: { reason: `this adapter runs the boundary suite, not ${request.case?.suite}` } });
         return;
       }
-      const reason = notApplicable(shim, scenario);
+      const reason = notApplicable(shim, request.case.needs);
       if (reason !== undefined) {
         reply({ seq, notApplicable: { reason } });
         return;

@@ -4,13 +4,21 @@
 // over stdio). The vocabulary is `adapters/node/runtimes/SHIM.md`'s; the
 // Rust side decodes the same JSON (`contract/src/portable/`).
 
+/**
+ * Sets an own data property as `JSON.parse` does: an assignment to
+ * `__proto__` would set the prototype instead, and the key would be lost.
+ */
+export function setOwn(object, key, value) {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /** The JavaScript value a case's value `spec` describes. */
 export function materialize(spec) {
   if (Array.isArray(spec)) return spec.map(materialize);
   if (spec === null || typeof spec !== "object") return spec;
   if (!Object.hasOwn(spec, "$")) {
     const out = {};
-    for (const [k, v] of Object.entries(spec)) out[k] = materialize(v);
+    for (const [k, v] of Object.entries(spec)) setOwn(out, k, materialize(v));
     return out;
   }
   switch (spec.$) {

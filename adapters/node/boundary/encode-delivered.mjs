@@ -5,6 +5,8 @@
 // never throws, never recurses, and cuts what would make the reply line
 // huge, while `utf8Bytes` still counts the whole value.
 
+import { setOwn } from './behaviours.mjs';
+
 /** Longest string kept whole in an observation. */
 export const KEPT_STRING = 65_536;
 /** Deepest container kept in an observation. */
@@ -97,7 +99,10 @@ export function encodeDelivered(value) {
           out.push(null);
           stack.push([item, depth + 1, (r) => (out[at] = r)]);
         } else {
-          stack.push([item, depth + 1, (r) => (out[k] = r)]);
+          // the key is placed now, so keys keep their order whatever order
+          // the stack settles them in
+          setOwn(out, k, null);
+          stack.push([item, depth + 1, (r) => setOwn(out, k, r)]);
         }
       }
     }

@@ -7,22 +7,13 @@
 import { executorFor, materialize } from './behaviours.mjs';
 import { encodeDelivered, utf8Bytes } from './encode-delivered.mjs';
 
-/** Which features a scenario needs (the names of SHIM.md's notApplicable). */
-export function needs(scenario) {
-  const out = [];
-  if (scenario.abort) out.push('abort');
-  if (scenario.tools.some((t) => t.check)) out.push('check');
-  const names = scenario.tools.map((t) => t.name);
-  if (new Set(names).size !== names.length) out.push('duplicateNames');
-  if (scenario.turn.length > 1) out.push('parallel');
-  if (scenario.turn.some((c) => !names.includes(c.name))) out.push('unknownTool');
-  if (scenario.tools.some((t) => t.behaviour && Object.hasOwn(t.behaviour, 'progress'))) out.push('progress');
-  return out;
-}
-
-/** The reason the shim gives for not being able to run `scenario`, if any. */
-export function notApplicable(shim, scenario) {
-  for (const need of needs(scenario)) {
+/**
+ * The reason the shim gives for not being able to run a case, if any:
+ * `needs` are the capability names the runner sends with the case (the
+ * suite derives them: `Portable::capabilities` in contract/src/portable/).
+ */
+export function notApplicable(shim, needs) {
+  for (const need of needs ?? []) {
     const reason = shim.notApplicable?.[need];
     if (reason) return `${need}: ${reason}`;
   }

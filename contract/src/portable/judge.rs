@@ -28,7 +28,7 @@ pub const HUGE_ARGUMENTS: u64 = 10_000;
 
 /// What a call of the turn is, by the scenario alone.
 #[derive(Debug, Clone, PartialEq)]
-enum Kind {
+pub enum Kind {
     Unknown,
     Invalid,
     Fails,
@@ -55,13 +55,55 @@ pub fn judge(
     expected: &PortableObservation,
     actual: &PortableObservation,
 ) -> (Vec<Violation>, Vec<Measure>) {
+    match Judge::new(scenario) {
+        Ok(judge) => judge.judge(expected, actual),
+        Err(_) => (
+            vec![Violation::unnamed("the scenario does not decode")],
+            measures(actual),
+        ),
+    }
+}
+
+/// A scenario with its calls classified (each call's arguments checked
+/// against its tool's schema once), to judge any number of observations
+/// of it: the properties judge every mutant of one observation.
+pub struct Judge<'a> {
+    scenario: &'a PortableScenario,
+    calls: Vec<Call<'a>>,
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(scenario: &'a PortableScenario) -> Result<Self, crate::Error> {
+        let behaviours = decode(scenario)?;
+        Ok(Judge {
+            scenario,
+            calls: classify(scenario, &behaviours),
+        })
+    }
+
+    /// What each call of the turn is, in turn order.
+    pub fn kinds(&self) -> Vec<Kind> {
+        self.calls.iter().map(|c| c.kind.clone()).collect()
+    }
+
+    /// The violations of `actual`, and what it measured.
+    pub fn judge(
+        &self,
+        expected: &PortableObservation,
+        actual: &PortableObservation,
+    ) -> (Vec<Violation>, Vec<Measure>) {
+        judge_calls(self.scenario, &self.calls, expected, actual)
+    }
+}
+
+fn judge_calls(
+    scenario: &PortableScenario,
+    calls: &[Call<'_>],
+    expected: &PortableObservation,
+    actual: &PortableObservation,
+) -> (Vec<Violation>, Vec<Measure>) {
     let mut out = Vec::new();
     let measures = measures(actual);
-    let Ok(behaviours) = decode(scenario) else {
-        out.push(Violation::unnamed("the scenario does not decode"));
-        return (out, measures);
-    };
-    let calls = classify(scenario, &behaviours);
     let has_abort = scenario.abort.is_some();
 
     if actual.uncaught > 0 {
@@ -100,6 +142,11 @@ pub fn judge(
         return (out, measures);
     }
 
+    // refused calls that ran, however the turn ended
+    if !duplicates {
+        refused_starts(calls, actual, &mut out);
+    }
+
     // how the turn ended
     let failing = calls
         .iter()
@@ -107,7 +154,7 @@ pub fn judge(
     let hostile = calls.iter().any(|c| c.kind == Kind::Hostile);
     let huge = calls.iter().any(|c| huge_arguments(&c.spec.arguments));
     let never_settles = calls.iter().any(|c| c.kind == Kind::Pending);
-    over_bounds(actual, huge, &mut out);
+    over_bounds(actual, huge, never_settles, &mut out);
     match &actual.turn {
         TurnEnd::Completed => {}
         TurnEnd::Pending => {
@@ -128,10 +175,9 @@ pub fn judge(
             out.push(Violation::named(id, what));
             return (out, measures);
         }
-        TurnEnd::Rejected { .. } | TurnEnd::Aborted if has_abort => {
-            lost_on_abort(expected, actual, &mut out);
-            return (out, measures);
-        }
+        // ended by the abort: what it kept is judged as a completed turn's
+        // results, and what it lost by BOUNDARY-CAN-03 (below)
+        TurnEnd::Rejected { .. } | TurnEnd::Aborted if has_abort => {}
         TurnEnd::Rejected { name, message } => {
             let id = if hostile {
                 req::OUT_01
@@ -158,7 +204,7 @@ pub fn judge(
         }
     }
 
-    // a completed turn: one result per call
+    // a completed turn (or what an aborted one kept): one result per call
     let ids: Vec<&str> = calls.iter().map(|c| c.spec.id.as_str()).collect();
     for r in &actual.results {
         match &r.call_id {
@@ -170,7 +216,7 @@ pub fn judge(
         }
     }
     let mut unattributed = std::collections::BTreeSet::new();
-    for call in &calls {
+    for call in calls {
         let id = &call.spec.id;
         let mine: Vec<&ResultSeen> = actual
             .results
@@ -181,7 +227,8 @@ pub fn judge(
             .results
             .iter()
             .any(|r| r.call_id.as_deref() == Some(id));
-        if mine.len() > 1 || (mine.is_empty() && (expected_result || !has_abort)) {
+        let completed = actual.turn == TurnEnd::Completed;
+        if mine.len() > 1 || (mine.is_empty() && ((expected_result && completed) || !has_abort)) {
             let id_req = if mine.is_empty() && failing && !duplicates {
                 req::TURN_01
             } else {
@@ -217,7 +264,6 @@ pub fn judge(
             unattributed.insert(call.tool);
             1
         };
-        let starts_of_refused = if attributable { starts } else { 0 };
         let flag = mine.first().map(|r| r.is_error);
         let (failure_req, failure_what) = match call.kind {
             Kind::Unknown => (req::UNK_01, "an unknown tool"),
@@ -239,10 +285,6 @@ pub fn judge(
             }
         }
         match &call.kind {
-            Kind::Unknown | Kind::Invalid if starts_of_refused > 0 => out.push(Violation::named(
-                failure_req,
-                format!("call {id}: a tool ran for {failure_what}"),
-            )),
             // huge arguments may be refused (a host's stack or size limit,
             // as the core allows): ARGS-01 and TURN-01 judge them
             Kind::Works(_) if huge_arguments(&call.spec.arguments) => {}
@@ -286,7 +328,7 @@ pub fn judge(
         }
     }
     if !duplicates {
-        runs_per_tool(&unattributed, expected, actual, &calls, &mut out);
+        runs_per_tool(&unattributed, expected, actual, calls, &mut out);
     }
     if has_abort {
         lost_on_abort(expected, actual, &mut out);
@@ -311,10 +353,17 @@ pub fn judge(
 }
 
 /// BOUNDARY-ARGS-01 and BOUNDARY-CAN-02: the figures against their bounds.
-fn over_bounds(actual: &PortableObservation, huge: bool, out: &mut Vec<Violation>) {
+/// A turn with a tool that never settles lasts until its deadline or its
+/// abort, whatever the arguments: its wall time says nothing of them.
+fn over_bounds(
+    actual: &PortableObservation,
+    huge: bool,
+    never_settles: bool,
+    out: &mut Vec<Violation>,
+) {
     if let Some(m) = &actual.measured {
-        if huge && (m.wall_ms > ANSWER_MS_BOUND || m.peak_memory_growth_bytes > MEMORY_BYTES_BOUND)
-        {
+        let slow = m.wall_ms > ANSWER_MS_BOUND && !never_settles;
+        if huge && (slow || m.peak_memory_growth_bytes > MEMORY_BYTES_BOUND) {
             out.push(Violation::named(
             req::ARGS_01,
             format!(
@@ -329,6 +378,31 @@ fn over_bounds(actual: &PortableObservation, huge: bool, out: &mut Vec<Violation
             out.push(Violation::named(
                 req::CAN_02,
                 format!("the turn ended {ms:.0} ms after the abort (bound {ABORT_MS_BOUND} ms)"),
+            ));
+        }
+    }
+}
+
+/// BOUNDARY-VAL-01 (and UNK-01): a start that is a refused call's: linked
+/// to it by call id, or without an id, of its tool, when no other call of
+/// the turn names that tool. (Starts of a tool several calls name, without
+/// ids, are counted in `runs_per_tool`.)
+fn refused_starts(calls: &[Call<'_>], actual: &PortableObservation, out: &mut Vec<Violation>) {
+    for call in calls {
+        let (id_req, what) = match call.kind {
+            Kind::Unknown => (req::UNK_01, "an unknown tool"),
+            Kind::Invalid => (req::VAL_01, "refused arguments"),
+            _ => continue,
+        };
+        let id = &call.spec.id;
+        let started = actual.ran.iter().any(|r| match &r.call_id {
+            Some(c) => c == id,
+            None => call.alone && Some(r.tool) == call.tool,
+        });
+        if started {
+            out.push(Violation::named(
+                id_req,
+                format!("call {id}: a tool ran for {what}"),
             ));
         }
     }
@@ -451,7 +525,7 @@ fn is_plain(v: &Json) -> bool {
 }
 
 /// Whether the arguments hold one of the large families at a huge size.
-fn huge_arguments(v: &Json) -> bool {
+pub fn huge_arguments(v: &Json) -> bool {
     let mut open = vec![v];
     while let Some(v) = open.pop() {
         match v {

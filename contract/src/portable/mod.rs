@@ -5,9 +5,16 @@
 //! with JSON Schemas and described behaviours, one model turn, an abort
 //! timing. `spec` holds the formats, `translate` turns a scenario into core
 //! scenarios, `reference` projects the core reference's observations,
-//! `judge` and `requirements` grade a runtime's observation.
+//! `judge` and `requirements` grade a runtime's observation, `generate`
+//! builds hostile scenarios from bytes (fuzzing, properties, `--generate`),
+//! `mutants` breaks observations on purpose and `properties` is what must
+//! hold for every scenario (the judge included).
 
+#[cfg(feature = "fuzzing")]
+pub mod generate;
 pub mod judge;
+pub mod mutants;
+pub mod properties;
 pub mod reference;
 pub mod requirements;
 pub mod spec;

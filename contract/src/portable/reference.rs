@@ -6,7 +6,10 @@
 
 use super::spec::*;
 use super::translate::{to_core, DEADLINE_REASON};
-use crate::scenario::observation::{Event, Outcome, Registered};
+use crate::call::{ResultCode, ToolResult};
+use crate::error::ContractCode;
+use crate::js_string::JsString;
+use crate::scenario::observation::{encode_result, Event, Outcome, Registered};
 use crate::scenario::observe as observe_core;
 use crate::Error;
 use serde_json::{json, Value as Json};
@@ -94,6 +97,26 @@ pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error
             }
             Outcome::Cancelled(_) => aborted = true,
             Outcome::Pending => observation.turn = TurnEnd::Pending,
+            // the core refuses a blank name as a malformed call (a
+            // runtime's bug there); here the model wrote it, so it is a
+            // tool the model asked for and nobody has (BOUNDARY-UNK-01),
+            // worded as the core words unknown tools
+            Outcome::ContractError(ContractCode::InvalidToolCall)
+                if spec.name.trim().is_empty() =>
+            {
+                let result = ToolResult::error(
+                    JsString::new(&spec.id),
+                    JsString::new(&spec.name),
+                    ResultCode::ToolNotFound,
+                    &format!("Unknown Tool \"{}\"", spec.name),
+                );
+                observation.results.push(ResultSeen {
+                    call_id: Some(spec.id.clone()),
+                    is_error: Some(true),
+                    delivered: serde_json::to_value(encode_result(&result)).unwrap_or(Json::Null),
+                    bytes: None,
+                })
+            }
             other => {
                 observation.turn = TurnEnd::Rejected {
                     name: "Error".into(),

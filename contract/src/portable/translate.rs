@@ -22,6 +22,8 @@ use super::spec::{AbortTiming, PortableScenario};
 use crate::scenario::Scenario;
 use crate::Error;
 use serde_json::{json, Map, Value as Json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The reason the turn's driver aborts a call whose tool never settles.
 pub const DEADLINE_REASON: &str = "toolgate: the tool did not settle before the deadline";
@@ -394,6 +396,28 @@ fn plain(v: &Json, depth: u64) -> Json {
     }
 }
 
+/// The compiled validator of `schema`. The translation and the judge ask
+/// for each call's verdict, the properties judge every mutant: compiled
+/// once per schema text, in a cache that is emptied when it grows past a
+/// few hundred schemas (a fuzzer's JSON inputs bring new ones forever).
+fn validator(schema: &Json) -> Result<Arc<jsonschema::Validator>, String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
+    const MOST: usize = 256;
+    let key = schema.to_string();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(v);
+    }
+    let compiled = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= MOST {
+            c.clear();
+        }
+        c.insert(key, Arc::clone(&compiled));
+    }
+    Ok(compiled)
+}
+
 /// The schema's and the check's verdict on a call's arguments: `None`
 /// when accepted, else the refusal's message.
 pub fn verdict(
@@ -402,7 +426,7 @@ pub fn verdict(
     arguments: &Json,
     at: &str,
 ) -> Result<Option<String>, Error> {
-    let validator = jsonschema::validator_for(schema).map_err(|e| {
+    let validator = validator(schema).map_err(|e| {
         bad(
             &format!("{at}/inputSchema"),
             format!("not a usable JSON Schema: {e}"),
@@ -435,7 +459,28 @@ pub fn decode(scenario: &PortableScenario) -> Result<Vec<Behaviour>, Error> {
         .enumerate()
         .map(|(i, t)| behaviour(&t.behaviour, &format!("/tools/{i}/behaviour")))
         .collect::<Result<Vec<_>, _>>()?;
+    // every schema, not only those a call reaches: a case file with an
+    // unusable schema is malformed when it is loaded, not when it runs
+    for (i, tool) in scenario.tools.iter().enumerate() {
+        validator(&tool.input_schema).map_err(|e| {
+            bad(
+                &format!("/tools/{i}/inputSchema"),
+                format!("not a usable JSON Schema: {e}"),
+            )
+        })?;
+    }
     for (i, call) in scenario.turn.iter().enumerate() {
+        // the suite links results to calls by id: an id that is blank or
+        // repeated leaves a result no call to be judged against
+        if call.id.trim().is_empty() {
+            return Err(bad(&format!("/turn/{i}/id"), "a call id is not blank"));
+        }
+        if scenario.turn.iter().take(i).any(|c| c.id == call.id) {
+            return Err(bad(
+                &format!("/turn/{i}/id"),
+                format!("call id `{}` is used twice in the turn", call.id),
+            ));
+        }
         let at = format!("/turn/{i}/arguments");
         check_value(&call.arguments, &at)?;
         let is_object = match &call.arguments {

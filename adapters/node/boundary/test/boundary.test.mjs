@@ -50,3 +50,10 @@ test('executors behave as described and report their starts and settlements', as
   ]);
   assert.equal(Object.keys(materialize({ $: 'wide', keys: 1000 })).length, 1000);
 });
+
+test('a __proto__ key is an own property, built and encoded alike (as JSON.parse keeps it)', () => {
+  const built = materialize(JSON.parse('{"__proto__":"ok","a":[{"__proto__":1}]}'));
+  assert.deepEqual(Object.keys(built), ['__proto__', 'a']);
+  assert.equal(Object.getPrototypeOf(built), Object.prototype);
+  assert.equal(JSON.stringify(encodeDelivered(built)), '{"__proto__":"ok","a":[{"__proto__":1}]}');
+});

@@ -1,0 +1,341 @@
+//! Deliberate breakages of an observation, as data: each mutant takes the
+//! reference's observation of a scenario and breaks one requirement the
+//! way a real runtime does (a lost result, a refused call run, a failure
+//! read as a success...), and names the requirements the judge must name
+//! for it. `properties::check` applies every mutant that fits a scenario,
+//! so the judge is tested on every generated, fuzzed and corpus scenario,
+//! not only on the shims' deliberate mutants.
+
+use super::judge::{huge_arguments, Kind, ABORT_MS_BOUND, ANSWER_MS_BOUND, RESULT_BYTES_BOUND};
+use super::requirements as req;
+use super::spec::*;
+use serde_json::json;
+
+/// What a mutant reads: the scenario, what each call is, and the
+/// reference's observation.
+pub struct Subject<'a> {
+    pub scenario: &'a PortableScenario,
+    pub kinds: &'a [Kind],
+    pub reference: &'a PortableObservation,
+}
+
+impl<'a> Subject<'a> {
+    fn completed(&self) -> bool {
+        self.reference.registration == Registration::Ok && self.reference.turn == TurnEnd::Completed
+    }
+
+    fn has_abort(&self) -> bool {
+        self.scenario.abort.is_some()
+    }
+
+    /// Calls with their kind and their result in the reference, if any.
+    fn calls(&self) -> impl Iterator<Item = (&'a TurnCall, &'a Kind, Option<usize>)> + '_ {
+        self.scenario
+            .turn
+            .iter()
+            .zip(self.kinds)
+            .map(|(call, kind)| {
+                let result = self
+                    .reference
+                    .results
+                    .iter()
+                    .position(|r| r.call_id.as_deref() == Some(call.id.as_str()));
+                (call, kind, result)
+            })
+    }
+
+    /// A copy of the reference's observation to break.
+    fn copy(&self) -> PortableObservation {
+        self.reference.clone()
+    }
+}
+
+/// One deliberate breakage.
+pub struct Mutant {
+    pub name: &'static str,
+    /// The judge must name at least one of these.
+    pub requirements: &'static [&'static str],
+    /// The broken observation, when the mutant fits the scenario.
+    pub apply: fn(&Subject<'_>) -> Option<PortableObservation>,
+}
+
+fn first_failure(s: &Subject<'_>, want: &Kind) -> Option<PortableObservation> {
+    if s.reference.registration != Registration::Ok {
+        return None;
+    }
+    let (_, _, at) = s.calls().find(|(_, k, r)| *k == want && r.is_some())?;
+    let mut o = s.copy();
+    o.results.get_mut(at?)?.is_error = Some(false);
+    Some(o)
+}
+
+/// A working call: its tool ran once and its result reached the model
+/// (huge arguments excepted, which a runtime may refuse).
+fn working<'a>(s: &Subject<'a>) -> Option<(&'a TurnCall, Option<&'a serde_json::Value>, usize)> {
+    if !s.completed() || s.has_abort() {
+        return None;
+    }
+    s.calls().find_map(|(call, kind, result)| match kind {
+        Kind::Works(output) if !huge_arguments(&call.arguments) => {
+            Some((call, output.as_ref(), result?))
+        }
+        _ => None,
+    })
+}
+
+/// Every mutant, in the order they are tried.
+pub const ALL: &[Mutant] = &[
+    Mutant {
+        name: "an-escape",
+        requirements: &[req::PROC_01],
+        apply: |s| {
+            let mut o = s.copy();
+            o.uncaught += 1;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-start-after-the-abort",
+        requirements: &[req::CAN_01],
+        apply: |s| {
+            s.scenario.tools.first()?;
+            let mut o = s.copy();
+            o.ran.push(RanSeen {
+                tool: 0,
+                call_id: None,
+                after_abort: true,
+            });
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "distinct-tools-refused",
+        requirements: &[req::RUN_01],
+        apply: |s| {
+            (s.reference.registration == Registration::Ok).then_some(())?;
+            let mut o = s.copy();
+            o.registration = Registration::Refused {
+                name: "Error".into(),
+                message: "refused".into(),
+            };
+            o.turn = TurnEnd::NotRun;
+            o.results.clear();
+            o.ran.clear();
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "duplicates-accepted",
+        requirements: &[req::DUP_01],
+        apply: |s| {
+            (s.reference.registration != Registration::Ok).then_some(())?;
+            let mut o = s.copy();
+            o.registration = Registration::Ok;
+            o.turn = TurnEnd::Completed;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "the-turn-hangs",
+        requirements: &[
+            req::LINK_01,
+            req::CAN_02,
+            req::TIME_01,
+            req::OUT_01,
+            req::ARGS_01,
+        ],
+        apply: |s| {
+            s.completed().then_some(())?;
+            let mut o = s.copy();
+            o.turn = TurnEnd::Pending;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "the-turn-rejects",
+        requirements: &[req::RUN_01, req::TURN_01, req::OUT_01],
+        apply: |s| {
+            (s.completed() && !s.has_abort() && !s.scenario.turn.is_empty()).then_some(())?;
+            let mut o = s.copy();
+            o.turn = TurnEnd::Rejected {
+                name: "Error".into(),
+                message: "the loop died".into(),
+            };
+            o.results.clear();
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-result-lost",
+        requirements: &[req::LINK_01, req::TURN_01],
+        apply: |s| {
+            (s.completed() && !s.has_abort()).then_some(())?;
+            let mut o = s.copy();
+            o.results.pop()?;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-result-twice",
+        requirements: &[req::LINK_01],
+        apply: |s| {
+            s.completed().then_some(())?;
+            let mut o = s.copy();
+            let first = o.results.first()?.clone();
+            o.results.push(first);
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-result-for-no-call",
+        requirements: &[req::LINK_01],
+        apply: |s| {
+            s.completed().then_some(())?;
+            let mut o = s.copy();
+            o.results.first_mut()?.call_id = Some("toolgate-no-such-call".into());
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "an-unknown-tool-reads-as-success",
+        requirements: &[req::UNK_01],
+        apply: |s| first_failure(s, &Kind::Unknown),
+    },
+    Mutant {
+        name: "refused-arguments-read-as-success",
+        requirements: &[req::VAL_01],
+        apply: |s| first_failure(s, &Kind::Invalid),
+    },
+    Mutant {
+        name: "a-throw-reads-as-success",
+        requirements: &[req::ERR_01],
+        apply: |s| first_failure(s, &Kind::Fails),
+    },
+    Mutant {
+        name: "a-failure-without-an-error-flag",
+        requirements: &[req::FLAG_01],
+        apply: |s| {
+            (s.reference.registration == Registration::Ok).then_some(())?;
+            let (_, _, at) = s.calls().find(|(_, k, r)| {
+                matches!(k, Kind::Unknown | Kind::Invalid | Kind::Fails) && r.is_some()
+            })?;
+            let mut o = s.copy();
+            o.results.get_mut(at?)?.is_error = None;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "refused-arguments-run-the-tool",
+        requirements: &[req::VAL_01],
+        apply: |s| {
+            (s.reference.registration == Registration::Ok).then_some(())?;
+            let (call, _, _) = s.calls().find(|(_, k, _)| **k == Kind::Invalid)?;
+            let tool = s.scenario.tools.iter().position(|t| t.name == call.name)?;
+            let mut o = s.copy();
+            o.ran.push(RanSeen {
+                tool,
+                call_id: Some(call.id.clone()),
+                after_abort: false,
+            });
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-valid-call-not-run",
+        requirements: &[req::RUN_01],
+        apply: |s| {
+            let (call, _, _) = working(s)?;
+            let mut o = s.copy();
+            let at = o
+                .ran
+                .iter()
+                .position(|r| r.call_id.as_deref() == Some(call.id.as_str()))?;
+            o.ran.remove(at);
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "the-output-is-lost",
+        requirements: &[req::RUN_01],
+        apply: |s| {
+            let (_, output, at) = working(s)?;
+            let lost = json!("<the output was lost>");
+            (output? != &lost).then_some(())?;
+            let mut o = s.copy();
+            o.results.get_mut(at)?.delivered = lost;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-working-call-reads-as-failure",
+        requirements: &[req::RUN_01],
+        apply: |s| {
+            let (_, _, at) = working(s)?;
+            let mut o = s.copy();
+            o.results.get_mut(at)?.is_error = Some(true);
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "an-oversized-result",
+        requirements: &[req::SIZE_01],
+        apply: |s| {
+            let mut o = s.copy();
+            o.results.first_mut()?.bytes = Some(RESULT_BYTES_BOUND + 1.0);
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "a-timeout-reads-as-success",
+        requirements: &[req::TIME_01],
+        apply: |s| {
+            (s.reference.registration == Registration::Ok && !s.has_abort()).then_some(())?;
+            first_failure(s, &Kind::Pending)
+        },
+    },
+    Mutant {
+        name: "a-finished-result-lost-on-abort",
+        requirements: &[req::CAN_03],
+        apply: |s| {
+            (s.has_abort() && !s.reference.results.is_empty()).then_some(())?;
+            let mut o = s.copy();
+            o.results.clear();
+            o.turn = TurnEnd::Aborted;
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "huge-arguments-take-too-long",
+        requirements: &[req::ARGS_01],
+        apply: |s| {
+            let huge = s.scenario.turn.iter().any(|c| huge_arguments(&c.arguments));
+            // a tool that never settles makes the turn as long as its
+            // deadline: the wall time is then not the arguments'
+            let settles = !s.kinds.contains(&Kind::Pending);
+            (huge && settles && s.reference.registration == Registration::Ok).then_some(())?;
+            let mut o = s.copy();
+            o.measured = Some(Measured {
+                wall_ms: ANSWER_MS_BOUND * 5.0,
+                peak_memory_growth_bytes: 0.0,
+                delivered_bytes: 0.0,
+                abort_to_end_ms: None,
+            });
+            Some(o)
+        },
+    },
+    Mutant {
+        name: "an-abort-takes-too-long",
+        requirements: &[req::CAN_02],
+        apply: |s| {
+            (s.has_abort() && s.reference.registration == Registration::Ok).then_some(())?;
+            let mut o = s.copy();
+            o.measured = Some(Measured {
+                wall_ms: 0.0,
+                peak_memory_growth_bytes: 0.0,
+                delivered_bytes: 0.0,
+                abort_to_end_ms: Some(ABORT_MS_BOUND * 5.0),
+            });
+            Some(o)
+        },
+    },
+];

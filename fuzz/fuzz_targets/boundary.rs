@@ -1,0 +1,10 @@
+//! Fuzz target `boundary`: the oracle `toolgate_contract::fuzzing::boundary`
+//! (the portable suite's properties: the reference within its schema and
+//! its own judge, the boundary's shape, every observation mutant caught),
+//! which panics on a bug. Inputs starting with `{` are portable scenarios in
+//! JSON (the seeds are the boundary cases); others drive the generator.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = toolgate_contract::fuzzing::boundary(data);
+});
