@@ -47,6 +47,10 @@ struct Call<'a> {
     /// The only call of the turn naming its tool (so a start without a
     /// call id is this call's).
     alone: bool,
+    /// A tool of its name never settles: a runtime that runs it (refused
+    /// arguments it does not refuse, the same-named tool it picks) hangs
+    /// on it, which is BOUNDARY-TIME-01's to judge.
+    may_hang: bool,
 }
 
 /// The violations of `actual`, and what it measured.
@@ -153,7 +157,7 @@ fn judge_calls(
         .any(|c| matches!(c.kind, Kind::Unknown | Kind::Invalid | Kind::Fails));
     let hostile = calls.iter().any(|c| c.kind == Kind::Hostile);
     let huge = calls.iter().any(|c| huge_arguments(&c.spec.arguments));
-    let never_settles = calls.iter().any(|c| c.kind == Kind::Pending);
+    let never_settles = calls.iter().any(|c| c.may_hang);
     over_bounds(actual, huge, never_settles, &mut out);
     match &actual.turn {
         TurnEnd::Completed => {}
@@ -480,11 +484,17 @@ fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec
                     }
                 }
             };
+            let may_hang = scenario
+                .tools
+                .iter()
+                .zip(behaviours)
+                .any(|(t, b)| t.name == spec.name && b.is_pending());
             Call {
                 spec,
                 kind,
                 tool,
                 alone,
+                may_hang,
             }
         })
         .collect()

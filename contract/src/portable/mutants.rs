@@ -311,7 +311,8 @@ pub const ALL: &[Mutant] = &[
             let huge = s.scenario.turn.iter().any(|c| huge_arguments(&c.arguments));
             // a tool that never settles makes the turn as long as its
             // deadline: the wall time is then not the arguments'
-            let settles = !s.kinds.contains(&Kind::Pending);
+            let settles = super::translate::decode(s.scenario)
+                .is_ok_and(|b| !b.iter().any(super::translate::Behaviour::is_pending));
             (huge && settles && s.reference.registration == Registration::Ok).then_some(())?;
             let mut o = s.copy();
             o.measured = Some(Measured {
