@@ -21,6 +21,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod js_string;
 pub mod model;
+pub mod pipeline;
 pub mod portable;
 pub mod registry;
 pub mod scenario;

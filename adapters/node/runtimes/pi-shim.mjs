@@ -17,6 +17,8 @@
 // an extra argument check (pi 1.6 validates with pi-schema, which does not
 // run refinements: the suite sees that).
 
+import { MODEL, assistantMessage } from './pi-scripted-model.mjs';
+
 /**
  * `{ notApplicable, runTurn }` over one pi version's packages.
  * `contextBase` is what that version's `AgentContext` starts from (0.85 has
@@ -28,44 +30,6 @@ export function piShim({ runAgentLoop, createAssistantMessageEventStream, Type, 
   // names, an argument check, progress (execute's onUpdate callback) and abort
   // (the loop's signal).
   const notApplicable = {};
-
-  const USAGE = {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-
-  // A model object as pi-ai's `Model` type has it; nothing reads it but the
-  // scripted streamFn.
-  const MODEL = {
-    id: "toolgate-scripted",
-    name: "toolgate scripted model",
-    api: "toolgate-scripted",
-    provider: "toolgate",
-    baseUrl: "",
-    reasoning: false,
-    input: ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: 1_000_000,
-    maxTokens: 100_000,
-  };
-
-  function assistantMessage(content, stopReason, errorMessage) {
-    return {
-      role: "assistant",
-      content,
-      api: MODEL.api,
-      provider: MODEL.provider,
-      model: MODEL.id,
-      usage: USAGE,
-      stopReason,
-      ...(errorMessage === undefined ? {} : { errorMessage }),
-      timestamp: Date.now(),
-    };
-  }
 
   // pi's tool result type is `{ content: (TextContent | ImageContent)[], details }`:
   // the tool body must produce the model-facing content itself, pi has no
