@@ -16,6 +16,8 @@
 // `errorOf(spec)`: a thrown value, `{"error": message, "name"?}` (an Error, of
 // the named built-in class when there is one) or `{"value": V}` (a non-Error).
 
+import { setOwn } from '../boundary/behaviours.mjs';
+
 export function materialize(spec, refs = {}) {
   if (spec === null || typeof spec !== 'object') return spec;
   if (Array.isArray(spec)) return spec.map((s) => materialize(s, refs));
@@ -32,8 +34,10 @@ export function materialize(spec, refs = {}) {
         throw new Error(`unknown value family ${JSON.stringify(spec.$)}`);
     }
   }
+  // own data properties, as JSON.parse makes them (`out[k] =` would set
+  // the prototype for a `__proto__` key and lose it)
   const out = {};
-  for (const [k, v] of Object.entries(spec)) out[k] = materialize(v, refs);
+  for (const [k, v] of Object.entries(spec)) setOwn(out, k, materialize(v, refs));
   return out;
 }
 
@@ -81,7 +85,7 @@ export function encode(value, seen = new Set()) {
       return out;
     }
     const out = {};
-    for (const k of Object.keys(value)) out[k] = encode(value[k], seen);
+    for (const k of Object.keys(value)) setOwn(out, k, encode(value[k], seen));
     return Object.hasOwn(out, '$') ? { $: 'object', value: out } : out;
   } finally {
     seen.delete(value);
@@ -98,9 +102,9 @@ export function masked(value) {
   const out = {};
   for (const k of Object.keys(value)) {
     const v = value[k];
-    if (k === 'timestamp' && typeof v === 'number') out[k] = '<timestamp>';
-    else if (k === 'durationMs' && typeof v === 'number') out[k] = '<durationMs>';
-    else out[k] = v;
+    if (k === 'timestamp' && typeof v === 'number') setOwn(out, k, '<timestamp>');
+    else if (k === 'durationMs' && typeof v === 'number') setOwn(out, k, '<durationMs>');
+    else setOwn(out, k, v);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { loadPi } from '../load.mjs';
 import { observePipeline } from '../observe.mjs';
 import { checkObservationFile, checkScenarioFile } from '../validate.mjs';
+import { encode, materialize } from '../values.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const examples = path.join(here, '..', 'examples');
@@ -114,4 +115,12 @@ test('a tool that never settles and ignores the signal is recorded as pending', 
   const o = await observePipeline(pi085, scenario('pending-tool'), { settleMs: 200 });
   assert.deepEqual(o.end, { outcome: 'pending' });
   assert.equal(o.providerCalls, 1);
+});
+
+test('a __proto__ key stays an own key, built and encoded (as JSON.parse keeps it)', () => {
+  const spec = JSON.parse('{"__proto__":{"x":1},"a":[{"__proto__":2}]}');
+  const built = materialize(spec);
+  assert.deepEqual(Object.keys(built), ['__proto__', 'a']);
+  assert.equal(Object.getPrototypeOf(built), Object.prototype);
+  assert.equal(JSON.stringify(encode(built)), '{"__proto__":{"x":1},"a":[{"__proto__":2}]}');
 });
