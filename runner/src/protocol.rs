@@ -161,7 +161,10 @@ fn observation_validator(suite: &dyn SuiteDef) -> Result<Arc<jsonschema::Validat
     Ok(validator)
 }
 
-fn errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
+/// `value` against a compiled schema: the first few places that do not
+/// match, each with its JSON Pointer (shared by the protocol's, the
+/// report's and the matrix's schema checks).
+pub(crate) fn schema_errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
     if validator.is_valid(value) {
         return Ok(());
     }
@@ -184,7 +187,7 @@ fn errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String>
 /// [`observation_schema`](SuiteDef::observation_schema); the error names
 /// the first few places that do not match.
 pub fn validate_observation(suite: &dyn SuiteDef, value: &Json) -> Result<(), String> {
-    errors(observation_validator(suite)?.as_ref(), value)
+    schema_errors(observation_validator(suite)?.as_ref(), value)
 }
 
 /// Checks `value` against the schema of `message`; the error names the first
@@ -196,7 +199,7 @@ pub fn validate(message: Message, value: &Json) -> Result<(), String> {
         Message::StartReply => &v.start_reply,
         Message::RunReply => &v.run_reply,
     };
-    errors(validator, value)
+    schema_errors(validator, value)
 }
 
 /// One JSON line of a request, validated against the schema like replies

@@ -48,16 +48,7 @@ pub fn validate_json(report: &serde_json::Value) -> Result<(), String> {
             .build(&schema)
             .expect("the report schema compiles")
     });
-    let errors: Vec<String> = validator
-        .iter_errors(report)
-        .take(3)
-        .map(|e| format!("at {}: {e}", e.instance_path()))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("; "))
-    }
+    crate::protocol::schema_errors(validator, report)
 }
 
 /// Counts by status and by expectation.

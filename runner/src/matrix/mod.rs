@@ -267,22 +267,20 @@ const MATRIX_SCHEMA: &str = include_str!("../../schema/matrix.schema.json");
 /// Checks a matrix's JSON against `runner/schema/matrix.schema.json`; the
 /// error names the first few places that do not match.
 pub fn validate_json(matrix: &serde_json::Value) -> Result<(), String> {
-    let schema: serde_json::Value =
-        serde_json::from_str(MATRIX_SCHEMA).map_err(|e| format!("the matrix schema: {e}"))?;
-    let validator = jsonschema::options()
-        .offline()
-        .build(&schema)
-        .map_err(|e| format!("the matrix schema: {e}"))?;
-    let errors: Vec<String> = validator
-        .iter_errors(matrix)
-        .take(3)
-        .map(|e| format!("at {}: {e}", e.instance_path()))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("; "))
-    }
+    static VALIDATOR: std::sync::OnceLock<Result<jsonschema::Validator, String>> =
+        std::sync::OnceLock::new();
+    let validator = VALIDATOR
+        .get_or_init(|| {
+            let schema: serde_json::Value = serde_json::from_str(MATRIX_SCHEMA)
+                .map_err(|e| format!("the matrix schema: {e}"))?;
+            jsonschema::options()
+                .offline()
+                .build(&schema)
+                .map_err(|e| format!("the matrix schema: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)?;
+    crate::protocol::schema_errors(validator, matrix)
 }
 
 /// Writes every output of `matrix` under `dir`: `index.html`,
