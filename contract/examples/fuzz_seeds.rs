@@ -1,7 +1,7 @@
 //! Writes the fuzz seed corpora from the conformance corpus:
 //! `corpus/fuzz/<target>/<case>.json` for every core case (the core
-//! targets take core scenarios) and every boundary case (the `boundary`
-//! target takes portable ones).
+//! targets take core scenarios), every boundary case (the `boundary`
+//! target takes portable ones) and every pipeline case (`pipeline`).
 //! Run after changing cases: `cargo run -p toolgate-contract --example fuzz_seeds`.
 
 use std::path::Path;
@@ -41,19 +41,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    // the boundary target takes portable scenarios
-    let dir = root.join("fuzz").join("boundary");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    std::fs::create_dir_all(&dir)?;
-    for (_, file) in files.iter().filter(|(_, f)| f.suite == "boundary") {
-        for case in &file.cases {
-            let text = serde_json::to_vec(&case.scenario)?;
-            if text.len() <= toolgate_contract::fuzzing::oracles::MAX_INPUT {
-                let stem = file.id(case).replace('/', "__");
-                std::fs::write(dir.join(format!("{stem}.json")), text)?;
-                written += 1;
+    // the boundary and pipeline targets take their own suite's scenarios
+    for suite in ["boundary", "pipeline"] {
+        let dir = root.join("fuzz").join(suite);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        for (_, file) in files.iter().filter(|(_, f)| f.suite == suite) {
+            for case in &file.cases {
+                let text = serde_json::to_vec(&case.scenario)?;
+                if text.len() <= toolgate_contract::fuzzing::oracles::MAX_INPUT {
+                    let stem = file.id(case).replace('/', "__");
+                    std::fs::write(dir.join(format!("{stem}.json")), text)?;
+                    written += 1;
+                }
             }
         }
     }

@@ -152,7 +152,11 @@ impl fmt::Debug for dyn SuiteDef {
 
 /// Every suite, in the order the runner lists and runs them.
 pub fn all() -> Vec<&'static dyn SuiteDef> {
-    vec![&crate::scenario::CORE, &crate::portable::PORTABLE]
+    vec![
+        &crate::scenario::CORE,
+        &crate::portable::PORTABLE,
+        &crate::pipeline::PIPELINE,
+    ]
 }
 
 /// The suite with id `id`.
@@ -166,4 +170,30 @@ pub fn of_requirement(requirement: &str) -> Option<&'static dyn SuiteDef> {
     all()
         .into_iter()
         .find(|s| requirement.starts_with(s.requirement_prefix()))
+}
+
+/// The compiled observation schema of `suite` (compiled once per suite),
+/// for the properties every suite's reference keeps.
+pub fn observation_validator(
+    suite: &dyn SuiteDef,
+) -> Result<&'static jsonschema::Validator, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Compiled = Result<&'static jsonschema::Validator, String>;
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, Compiled>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .map_err(|_| "the schema cache is poisoned".to_string())?;
+    cache
+        .entry(suite.id())
+        .or_insert_with(|| {
+            let schema: Json = serde_json::from_str(suite.observation_schema())
+                .map_err(|e| format!("the {} observation schema is not JSON: {e}", suite.id()))?;
+            let validator = jsonschema::validator_for(&schema)
+                .map_err(|e| format!("the {} observation schema: {e}", suite.id()))?;
+            // one per suite, for the life of the process
+            Ok(&*Box::leak(Box::new(validator)))
+        })
+        .clone()
 }

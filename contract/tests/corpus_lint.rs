@@ -6,9 +6,9 @@
 //!   lives at `<suite>/<group>.json`;
 //! - every requirement a case names is a SPEC.md requirement of the case's
 //!   suite;
-//! - every CORE requirement is named by at least two core cases, except
-//!   those SPEC.md's `## core` says no case can show; every BOUNDARY
-//!   requirement by at least one boundary case;
+//! - every CORE and PIPE requirement is named by at least two cases of its
+//!   suite, except those SPEC.md's `**No case can show**` paragraphs list;
+//!   every BOUNDARY requirement by at least one boundary case;
 //! - SPEC.md ends with a generated table of which cases name each
 //!   requirement, and the table is current.
 //!
@@ -20,6 +20,7 @@ use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use toolgate_contract::pipeline::PIPELINE;
 use toolgate_contract::portable::PORTABLE;
 use toolgate_contract::scenario::corpus::{load_dir, CaseFile};
 use toolgate_contract::scenario::CORE;
@@ -33,11 +34,13 @@ const EXEMPTION: &str = "**No case can show**";
 /// resolves to the sibling file, as it does for any validator reading them
 /// from one directory. Nothing is fetched.
 const SCHEMA_BASE: &str = "file:///toolgate/corpus/schema/";
-const SCHEMAS: [&str; 5] = [
+const SCHEMAS: [&str; 7] = [
     "scenario.schema.json",
     "observation.schema.json",
     "boundary-scenario.schema.json",
     "boundary-observation.schema.json",
+    "pipeline-scenario.schema.json",
+    "pipeline-observation.schema.json",
     "case-file.schema.json",
 ];
 /// Schema errors listed per file; the rest are counted.
@@ -74,28 +77,38 @@ struct Spec {
     exempt: BTreeSet<String>,
 }
 
+/// Whether `id` has the requirement prefix of one of the suites.
+fn is_requirement(id: &str) -> bool {
+    suites::all()
+        .iter()
+        .any(|s| id.starts_with(s.requirement_prefix()))
+}
+
 fn spec() -> Spec {
     let text = read(&repo().join("SPEC.md"));
     let ids = text
         .lines()
-        .filter(|l| l.starts_with("- **CORE-") || l.starts_with("- **BOUNDARY-"))
-        .filter_map(|l| l.trim_start_matches("- **").split("**").next())
+        .filter_map(|l| l.strip_prefix("- **"))
+        .filter_map(|l| l.split("**").next())
+        .filter(|id| is_requirement(id))
         .map(str::to_string)
         .collect();
-    // the paragraph of `## core` that starts with EXEMPTION, up to a blank line
+    // the paragraphs (of any suite's section) that start with EXEMPTION,
+    // up to a blank line; `## core` must have one
     let core = text
         .split("\n## ")
         .find(|section| section.starts_with("core\n"))
         .expect("SPEC.md has a `## core` section");
-    let paragraph = core
+    assert!(
+        core.split("\n\n")
+            .any(|p| p.trim_start().starts_with(EXEMPTION)),
+        "SPEC.md's `## core` has no paragraph starting {EXEMPTION}"
+    );
+    let exempt = text
         .split("\n\n")
-        .find(|p| p.trim_start().starts_with(EXEMPTION))
-        .unwrap_or_else(|| panic!("SPEC.md's `## core` has no paragraph starting {EXEMPTION}"));
-    let exempt = paragraph
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|t| t.starts_with("CORE-") || t.starts_with("BOUNDARY-"))
+        .filter(|p| p.trim_start().starts_with(EXEMPTION))
+        .flat_map(|p| p.split('`').skip(1).step_by(2))
+        .filter(|t| is_requirement(t))
         .map(str::to_string)
         .collect();
     Spec { text, ids, exempt }
@@ -361,17 +374,19 @@ fn every_named_requirement_is_a_spec_requirement_of_the_case_suite() {
     check("requirements named by cases", &problems);
 }
 
-#[test]
-fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
+/// Every requirement of `suite` is named by at least two of its cases,
+/// unless SPEC.md exempts it (an {EXEMPTION} paragraph of its section).
+fn two_cases_each_unless_exempt(suite: &dyn SuiteDef) {
     let spec = spec();
     let cover = coverage();
+    let prefix = suite.requirement_prefix();
     let mut problems: Vec<String> = spec
         .exempt
         .iter()
-        .filter(|id| !spec.ids.contains(id))
+        .filter(|id| id.starts_with(prefix) && !spec.ids.contains(id))
         .map(|id| format!("{id} is exempt but SPEC.md has no such requirement"))
         .collect();
-    for id in spec.ids.iter().filter(|id| id.starts_with("CORE-")) {
+    for id in spec.ids.iter().filter(|id| id.starts_with(prefix)) {
         if spec.exempt.contains(id) {
             continue;
         }
@@ -379,14 +394,15 @@ fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
             .get(id)
             .into_iter()
             .flatten()
-            .filter(|(suite, _)| *suite == CORE.id())
+            .filter(|(of, _)| *of == suite.id())
             .map(|(_, c)| c)
             .collect();
         if cases.len() < 2 {
             problems.push(format!(
-                "{id} is named by {} core case(s){}, needs at least 2 (or, if no case can \
+                "{id} is named by {} {} case(s){}, needs at least 2 (or, if no case can \
                  show it, an entry in SPEC.md's {EXEMPTION} paragraph)",
                 cases.len(),
+                suite.id(),
                 if cases.is_empty() {
                     String::new()
                 } else {
@@ -402,7 +418,17 @@ fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
             ));
         }
     }
-    check("coverage of CORE requirements", &problems);
+    check(&format!("coverage of {prefix}* requirements"), &problems);
+}
+
+#[test]
+fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
+    two_cases_each_unless_exempt(&CORE);
+}
+
+#[test]
+fn every_pipeline_requirement_is_named_by_two_pipeline_cases_unless_exempt() {
+    two_cases_each_unless_exempt(&PIPELINE);
 }
 
 #[test]

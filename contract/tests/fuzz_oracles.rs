@@ -76,3 +76,8 @@ fn scenario_oracle() {
 fn boundary_oracle() {
     check("boundary", fuzzing::boundary, 200, 190);
 }
+
+#[test]
+fn pipeline_oracle() {
+    check("pipeline", fuzzing::pipeline, 200, 190);
+}

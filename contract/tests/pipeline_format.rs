@@ -1,22 +1,18 @@
 //! The pipeline suite's formats against what the Node harness recorded on
-//! the real pi (`adapters/node/pipeline/examples/`): every example scenario
-//! and every observation of both versions decodes into the Rust types and
+//! the real pi (`corpus/cases/pipeline/`'s expectations, 0.85.0, and
+//! `adapters/node/pipeline/recorded/pi-1.6.0.json`): every scenario and
+//! every observation of both versions decodes into the Rust types and
 //! encodes back to the same JSON, so the reference and the harness speak
 //! one format.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value as Json;
-use std::path::Path;
 use toolgate_contract::pipeline::spec::{PipelineObservation, PipelineScenario};
 
-fn examples(file: &str) -> Json {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../adapters/node/pipeline/examples")
-        .join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+#[path = "support/pipeline_cases.rs"]
+mod pipeline_cases;
+use pipeline_cases::{pipeline_cases, recorded_1_6};
 
 /// Decodes each `(name, value)` as `T` and encodes it back: `exact`, to
 /// the same JSON; else to JSON that decodes to the same value (a scenario
@@ -58,34 +54,29 @@ fn check<T: DeserializeOwned + Serialize + PartialEq + std::fmt::Debug>(
 }
 
 #[test]
-fn every_example_scenario_round_trips() {
-    let file = examples("scenarios.json");
-    let items: Vec<(String, Json)> = file["scenarios"]
-        .as_array()
-        .expect("a scenarios array")
-        .iter()
-        .map(|s| (s["id"].as_str().unwrap_or("?").to_string(), s.clone()))
+fn every_corpus_scenario_round_trips() {
+    let items = pipeline_cases()
+        .into_iter()
+        .map(|c| (c.id, c.scenario))
         .collect();
-    assert!(check::<PipelineScenario>(items, false) >= 30);
+    assert!(check::<PipelineScenario>(items, false) >= 150);
 }
 
 #[test]
 fn every_recorded_observation_round_trips() {
-    for version in ["0.85.0", "1.6.0"] {
-        let file = examples(&format!("observed-{version}.json"));
-        let items: Vec<(String, Json)> = file["observations"]
-            .as_array()
-            .expect("an observations array")
-            .iter()
-            .map(|o| {
-                (
-                    format!("{version}/{}", o["id"].as_str().unwrap_or("?")),
-                    o["observation"].clone(),
-                )
-            })
-            .collect();
-        assert!(check::<PipelineObservation>(items, true) >= 30);
-    }
+    let items = pipeline_cases()
+        .into_iter()
+        .map(|c| (format!("0.85.0/{}", c.id), c.expect))
+        .collect();
+    assert!(check::<PipelineObservation>(items, true) >= 150);
+    let recorded = recorded_1_6();
+    let items: Vec<(String, Json)> = recorded
+        .as_object()
+        .expect("an object of observations by case id")
+        .iter()
+        .map(|(id, o)| (format!("1.6.0/{id}"), o.clone()))
+        .collect();
+    assert!(check::<PipelineObservation>(items, true) >= 150);
 }
 
 /// A misspelt or stray field anywhere is an error, never ignored.

@@ -1,8 +1,9 @@
 //! Generated scenarios of every suite that has a generator, as JSON, so
 //! that `toolgate run --generate` draws, judges and shrinks cases of any
 //! suite without knowing its insides. `core` renders a shrinkable [`Plan`];
-//! `boundary` draws a byte string and builds the scenario from it with the
-//! fuzz target's generator (`portable::generate`), so one generator serves
+//! `boundary` and `pipeline` draw a byte string and build the scenario from
+//! it with their fuzz target's generator (`portable::generate`,
+//! `pipeline::generate`), so one generator serves
 //! fuzzing, the property tests and the runner, and proptest shrinks the
 //! bytes (shorter, smaller bytes give a plainer scenario).
 
@@ -10,6 +11,7 @@ use crate::plan::Plan;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use serde_json::Value as Json;
+use toolgate_contract::pipeline::spec::PipelineScenario;
 use toolgate_contract::portable::generate::scenario_from_bytes;
 use toolgate_contract::portable::PortableScenario;
 
@@ -22,6 +24,16 @@ pub fn boundary() -> impl Strategy<Value = PortableScenario> {
     proptest::collection::vec(any::<u8>(), 0..=BOUNDARY_BYTES).prop_map(|b| scenario_from_bytes(&b))
 }
 
+/// The bytes one pipeline scenario is built from (enough for three tools,
+/// five calls, both hooks and an abort with every choice made).
+pub const PIPELINE_BYTES: usize = 512;
+
+/// Scenarios of the `pipeline` suite.
+pub fn pipeline() -> impl Strategy<Value = PipelineScenario> {
+    proptest::collection::vec(any::<u8>(), 0..=PIPELINE_BYTES)
+        .prop_map(|b| toolgate_contract::pipeline::generate::scenario_from_bytes(&b))
+}
+
 /// The scenarios of suite `id` as JSON, when it has a generator.
 pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
     match id {
@@ -32,6 +44,11 @@ pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
         ),
         "boundary" => Some(
             boundary()
+                .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
+                .boxed(),
+        ),
+        "pipeline" => Some(
+            pipeline()
                 .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
                 .boxed(),
         ),

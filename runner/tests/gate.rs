@@ -68,8 +68,8 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
     o.generate = 64;
     o.seed = Some(7);
     let report = check(&o, Status::Pass, 0);
-    // 64 of each suite with a generator
-    assert_eq!(report.cases.len(), corpus_size() + 128);
+    // 64 of each suite with a generator (core, boundary, pipeline)
+    assert_eq!(report.cases.len(), corpus_size() + 192);
     assert_eq!(report.seed, Some(7));
     assert!(report.cases.iter().any(|c| c.id == "generated/7-63"));
     let boundary = report
@@ -77,6 +77,11 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
         .iter()
         .find(|c| c.id == "generated-boundary/7-63");
     assert_eq!(boundary.map(|c| c.suite.as_str()), Some("boundary"));
+    let pipeline = report
+        .cases
+        .iter()
+        .find(|c| c.id == "generated-pipeline/7-63");
+    assert_eq!(pipeline.map(|c| c.suite.as_str()), Some("pipeline"));
 }
 
 #[test]

@@ -7,10 +7,10 @@
 //! Needs Node 20 on the PATH. Without it these tests say so and pass, unless
 //! `TOOLGATE_REQUIRE_NODE=1` (as `.ci/run` sets), where they fail.
 
+mod common;
+
 use serde::Deserialize;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use toolgate_runner::adapter;
@@ -26,31 +26,10 @@ const SLOW: [&str; 3] = [
     "serializer-budgets/cost-million-deep-array-nest",
 ];
 
-fn node_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node")
-}
-
-fn node_available() -> bool {
-    let found = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("TOOLGATE_REQUIRE_NODE").is_none(),
-            "TOOLGATE_REQUIRE_NODE is set but `node` is not on the PATH"
-        );
-        eprintln!(
-            "skipped: `node` is not on the PATH (set TOOLGATE_REQUIRE_NODE=1 to fail instead)"
-        );
-    }
-    found
-}
-
 fn options(module: Option<&Path>) -> RunOptions {
     let mut command = format!(
         "node {}",
-        shell_words::quote(&node_dir().join("adapter.mjs").display().to_string())
+        shell_words::quote(&common::node_dir().join("adapter.mjs").display().to_string())
     );
     if let Some(module) = module {
         command.push_str(&format!(
@@ -101,7 +80,7 @@ fn check(options: &RunOptions, exit_code: i32) -> RunReport {
 
 #[test]
 fn the_javascript_implementation_passes_the_corpus() {
-    if !node_available() {
+    if !common::node_available() {
         return;
     }
     let report = check(&options(None), 0);
@@ -111,7 +90,7 @@ fn the_javascript_implementation_passes_the_corpus() {
 
 #[test]
 fn the_javascript_implementation_passes_generated_cases() {
-    if !node_available() {
+    if !common::node_available() {
         return;
     }
     // .ci/run runs 10,000 with the release binary; this keeps cargo test short
@@ -138,10 +117,10 @@ struct Mutant {
 
 #[test]
 fn every_mutant_fails_the_gate_naming_its_requirements() {
-    if !node_available() {
+    if !common::node_available() {
         return;
     }
-    let dir = node_dir();
+    let dir = common::node_dir();
     let source = std::fs::read_to_string(dir.join("toolgate-core.mjs")).unwrap();
     let mutants: Vec<Mutant> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("mutants.json")).unwrap()).unwrap();
@@ -177,13 +156,14 @@ fn every_mutant_fails_the_gate_naming_its_requirements() {
                     }
                 };
                 let wall = started.elapsed();
-                if let Some(problem) = judge(m, &report) {
+                if let Some(problem) = common::mutants::verdict(&m.name, &m.requirements, &report) {
                     problems.lock().unwrap().push(problem);
                 }
-                timings
-                    .lock()
-                    .unwrap()
-                    .push((m.name.clone(), wall, first_failure(&report)));
+                timings.lock().unwrap().push((
+                    m.name.clone(),
+                    wall,
+                    common::mutants::first_failure(&report),
+                ));
             });
         }
     });
@@ -201,65 +181,4 @@ fn every_mutant_fails_the_gate_naming_its_requirements() {
     }
     let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-/// What is wrong with the gate's verdict on a mutant, if anything.
-fn judge(m: &Mutant, report: &RunReport) -> Option<String> {
-    let errors: Vec<&str> = report
-        .cases
-        .iter()
-        .filter(|c| c.status == Status::Error)
-        .map(|c| c.id.as_str())
-        .collect();
-    if !errors.is_empty() {
-        return Some(format!(
-            "{}: harness errors in {}",
-            m.name,
-            errors.join(", ")
-        ));
-    }
-    let named: BTreeSet<&str> = report
-        .cases
-        .iter()
-        .flat_map(|c| c.requirements.iter().map(String::as_str))
-        .collect();
-    let failed = report
-        .cases
-        .iter()
-        .filter(|c| c.status.is_failure())
-        .count();
-    if m.requirements.is_empty() {
-        // an equivalent mutant: no case can tell it apart
-        return (failed > 0)
-            .then(|| format!("{}: listed as equivalent but {failed} case(s) fail", m.name));
-    }
-    if failed == 0 {
-        return Some(format!("{}: survived (no case fails)", m.name));
-    }
-    let missing: Vec<&str> = m
-        .requirements
-        .iter()
-        .map(String::as_str)
-        .filter(|r| !named.contains(r))
-        .collect();
-    (!missing.is_empty()).then(|| {
-        format!(
-            "{}: caught, but the gate never names {} (it names {})",
-            m.name,
-            missing.join(", "),
-            named.iter().copied().collect::<Vec<_>>().join(" ")
-        )
-    })
-}
-
-/// The time the gate spent on cases up to the first failing one.
-fn first_failure(report: &RunReport) -> Option<Duration> {
-    let mut spent = 0.0;
-    for c in &report.cases {
-        spent += c.duration_ms;
-        if c.status.is_failure() {
-            return Some(Duration::from_secs_f64(spent / 1e3));
-        }
-    }
-    None
 }

@@ -6,9 +6,13 @@
 // recorded as an observation (corpus/schema/pipeline-observation.schema.json).
 // See FORMAT.md. Every ordering comes from latches and from pi's own awaited
 // events; the one timer is the settle window that calls a run "pending".
+// Besides tools, hooks and the model, a scenario may configure pi's queued
+// messages (config.steering / config.followUp → getSteeringMessages /
+// getFollowUpMessages) and 0.85's shouldStopAfterTurn (config.stopAfterTurn),
+// each call recorded; triggers may make the event sink reject.
 
 import { typeboxOf } from './typebox.mjs';
-import { encode, masked, materialize } from './values.mjs';
+import { encode, errorOf, masked, materialize } from './values.mjs';
 import { latchSet, runScript } from './scripts.mjs';
 import { MODEL, assistantMessage } from '../runtimes/pi-scripted-model.mjs';
 
@@ -118,12 +122,18 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
   };
   const latches = latchSet((name) => record({ kind: 'release', latch: name }));
   const env = { latches, abort };
+  // Runs a trigger's actions; a "reject" action makes the emit that fired
+  // it return a promise rejected with the thrown value (an async listener
+  // failing), which is what `act` returns.
   const act = (actions) => {
+    let failure;
     for (const a of actions) {
       if (Object.hasOwn(a, 'release')) latches.release(a.release);
       else if (Object.hasOwn(a, 'abort')) abort();
+      else if (Object.hasOwn(a, 'reject')) failure ??= { error: errorOf(a.reject) };
       else throw new Error(`unknown trigger action ${JSON.stringify(a)}`);
     }
+    return failure;
   };
   const signalState = (s) => (s === undefined ? 'none' : s.aborted ? 'aborted' : 'live');
 
@@ -149,6 +159,10 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
       if (which === 'afterToolCall') {
         entry.result = encode(hookCtx?.result);
         entry.isError = encode(hookCtx?.isError);
+      }
+      if (scenario.hookContext === true) {
+        const ms = hookCtx?.context?.messages;
+        entry.messages = Array.isArray(ms) ? ms.map(roleLabel) : encode(ms);
       }
       record(entry);
       return runScript(scriptFor(id), env, { args: hookCtx?.args, signal }, { return: { $: 'undefined' } });
@@ -240,9 +254,25 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
     if (recording && event.type === 'message_end' && event.message?.role === 'toolResult') {
       toolResults.push({ toolCallId: encode(event.message.toolCallId), json: JSON.stringify(masked(event.message)) });
     }
+    let failure;
     triggers.forEach((t, i) => {
-      if (matches(t.on, event, counts, i)) act(t.do);
+      if (matches(t.on, event, counts, i)) failure ??= act(t.do);
     });
+    if (failure) return Promise.reject(failure.error);
+    return undefined;
+  };
+
+  // Queued user messages: config.getSteeringMessages / getFollowUpMessages
+  // answer the n-th poll with the n-th array of texts (then []), each text a
+  // user message; every poll is recorded.
+  const queueOf = (polls, of) => {
+    if (polls === undefined) return undefined;
+    let index = 0;
+    return async () => {
+      const n = index++;
+      record({ kind: 'invoke', of, index: n });
+      return (polls[n] ?? []).map((text) => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }));
+    };
   };
 
   const config = {
@@ -250,6 +280,21 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
     convertToLlm: (ms) => ms.filter((m) => ['system', 'user', 'assistant', 'toolResult'].includes(m.role)),
   };
   if (scenario.config?.toolExecution !== undefined) config.toolExecution = scenario.config.toolExecution;
+  // config.shouldStopAfterTurn (0.85; 1.6 ignores it): its n-th call
+  // answers stopAfterTurn[n] (then false); every call is recorded.
+  const stops = scenario.config?.stopAfterTurn;
+  if (stops !== undefined) {
+    let index = 0;
+    config.shouldStopAfterTurn = async () => {
+      const n = index++;
+      record({ kind: 'invoke', of: 'shouldStopAfterTurn', index: n });
+      return stops[n] ?? false;
+    };
+  }
+  const steering = queueOf(scenario.config?.steering, 'getSteeringMessages');
+  const followUp = queueOf(scenario.config?.followUp, 'getFollowUpMessages');
+  if (steering) config.getSteeringMessages = steering;
+  if (followUp) config.getFollowUpMessages = followUp;
   const before = hookOf('beforeToolCall');
   const after = hookOf('afterToolCall');
   if (before) config.beforeToolCall = before;
@@ -259,7 +304,10 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
   const prompt = { role: 'user', content: [{ type: 'text', text: 'go' }], timestamp: Date.now() };
 
   triggers.forEach((t) => {
-    if (t.on === 'beforeRun') act(t.do);
+    if (t.on === 'beforeRun') {
+      if (t.do.some((a) => Object.hasOwn(a, 'reject'))) throw new Error('a "reject" action needs an event');
+      act(t.do);
+    }
   });
 
   const escapedBefore = escaped.count;

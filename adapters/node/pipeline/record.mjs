@@ -1,16 +1,34 @@
 #!/usr/bin/env node
-// Records observations: runs every scenario of a scenario file
-// (`{"suite":"pipeline","scenarios":[…]}`, corpus/schema/pipeline-scenario.schema.json
-// for each entry) on one pi install and prints
-// `{"suite":"pipeline","package":…,"version":…,"observations":[{"id","observation"}…]}`
-// as JSON on stdout.
+// Records observations of pipeline scenarios on one pi install.
 //
-//   node record.mjs --pi 0.85|1.6|<folder with node_modules> [--settle-ms N] [--only id[,id…]] scenarios.json
+// Case files (corpus/cases/pipeline/<group>.json, corpus/README.md): every
+// case's scenario is run and its observation
+//   --write   stored as the case's `expect`, in place (format.mjs layout);
+//   --check   compared with the stored `expect`: prints the id of every case
+//             whose recording differs (or that has none) and exits 1;
+//   neither   printed as `{case id: observation}` on stdout.
+// With `--baseline FILE`, --write and --check use FILE, a `{case id:
+// observation}` map (recorded/pi-1.6.0.json), instead of the cases' `expect`.
+//
+//   node record.mjs --pi 0.85 --cases corpus/cases/pipeline --write
+//   node record.mjs --pi 0.85 --cases corpus/cases/pipeline --check
+//   node record.mjs --pi 1.6  --cases corpus/cases/pipeline --baseline adapters/node/pipeline/recorded/pi-1.6.0.json --write
+//   node record.mjs --pi 1.6  --cases corpus/cases/pipeline --baseline adapters/node/pipeline/recorded/pi-1.6.0.json --check
+//
+// A scenario file (`{"suite":"pipeline","scenarios":[{id, …}]}`) given as a
+// plain argument is recorded to stdout as
+// `{"suite","package","version","observations":[{"id","observation"}…]}`.
+//
+// Options: --pi 0.85|1.6|<folder with node_modules> (default 0.85);
+// --settle-ms N (the pending window, default 1000); --only id[,id…] (case
+// ids `group/name`, or scenario ids).
 
 import fs from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { loadPi } from './load.mjs';
 import { observePipeline } from './observe.mjs';
-import { layout } from './format.mjs';
+import { layout, layoutCaseFile } from './format.mjs';
 
 export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
   const { scenarios } = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -22,25 +40,133 @@ export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
   return { suite: 'pipeline', package: '@earendil-works/pi-agent-core', version: pi.version, observations };
 }
 
+/** The case files named by `paths` (files, or folders: their `*.json`, sorted), parsed: `[{path, file}]`. */
+export function loadCaseFiles(paths) {
+  const files = [];
+  for (const p of paths) {
+    if (fs.statSync(p).isDirectory()) {
+      for (const name of fs.readdirSync(p).filter((n) => n.endsWith('.json')).sort()) files.push(path.join(p, name));
+    } else {
+      files.push(p);
+    }
+  }
+  return files.map((p) => ({ path: p, file: JSON.parse(fs.readFileSync(p, 'utf8')) }));
+}
+
+/** Every case of the loaded files: `[{id, case, path, file}]`, ids `group/name`. */
+export function casesOf(loaded) {
+  const out = [];
+  for (const { path: p, file } of loaded) {
+    for (const c of file.cases ?? []) out.push({ id: `${file.group}/${c.name}`, case: c, path: p, file });
+  }
+  return out;
+}
+
+/** Runs the cases' scenarios: `Map(id → observation)`, in case order. */
+export async function recordCases(pi, cases, { settleMs = 1000, only } = {}) {
+  const observed = new Map();
+  for (const { id, case: c } of cases) {
+    if (only && !only.includes(id)) continue;
+    observed.set(id, await observePipeline(pi, c.scenario, { settleMs }));
+  }
+  return observed;
+}
+
 async function main(argv) {
   let root = '0.85';
   let settleMs = 1000;
   let only;
+  let mode = 'print';
+  let baseline;
+  const cases = [];
   let file;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--pi') root = argv[++i];
     else if (a === '--settle-ms') settleMs = Number(argv[++i]);
     else if (a === '--only') only = argv[++i].split(',');
-    else file = a;
+    else if (a === '--cases') cases.push(argv[++i]);
+    else if (a === '--write') mode = 'write';
+    else if (a === '--check') mode = 'check';
+    else if (a === '--baseline') baseline = argv[++i];
+    else if (a.startsWith('--')) {
+      process.stderr.write(`unknown option ${a}\n`);
+      process.exit(2);
+    } else file = a;
   }
-  if (!file) {
-    process.stderr.write('usage: node record.mjs --pi 0.85|1.6|<folder> [--settle-ms N] [--only ids] scenarios.json\n');
+  if (cases.length === 0 && !file) {
+    process.stderr.write(
+      'usage: node record.mjs --pi 0.85|1.6|<folder> --cases <dir|file>… [--write|--check] [--baseline file.json] [--settle-ms N] [--only ids]\n' +
+        '       node record.mjs --pi 0.85|1.6|<folder> [--settle-ms N] [--only ids] scenarios.json\n',
+    );
     process.exit(2);
   }
   const pi = await loadPi(root);
-  const out = await recordAll(pi, file, { settleMs, only });
-  process.stdout.write(`${layout(out)}\n`);
+  if (cases.length === 0) {
+    const out = await recordAll(pi, file, { settleMs, only });
+    process.stdout.write(`${layout(out)}\n`);
+    return;
+  }
+
+  const loaded = loadCaseFiles(cases);
+  const all = casesOf(loaded);
+  const started = Date.now();
+  const observed = await recordCases(pi, all, { settleMs, only });
+  const took = `${observed.size} cases on pi ${pi.version} in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+
+  if (mode === 'print') {
+    process.stdout.write(`${layout(Object.fromEntries(observed), 3)}\n`);
+    return;
+  }
+  const stored = baseline
+    ? fs.existsSync(baseline)
+      ? JSON.parse(fs.readFileSync(baseline, 'utf8'))
+      : {}
+    : Object.fromEntries(all.filter((c) => Object.hasOwn(c.case, 'expect')).map((c) => [c.id, c.case.expect]));
+
+  if (mode === 'check') {
+    const differing = [...observed].filter(([id, o]) => !Object.hasOwn(stored, id) || !isDeepStrictEqual(stored[id], o));
+    for (const [id] of differing) process.stdout.write(`${id}\n`);
+    process.stderr.write(`${took}: ${differing.length} differ from ${baseline ?? 'the stored expectations'}\n`);
+    process.exit(differing.length ? 1 : 0);
+  }
+
+  // write
+  if (baseline) {
+    const ids = new Set(all.map((c) => c.id));
+    const map = {};
+    // every case in corpus order; a case not recorded now keeps its stored value
+    for (const { id } of all) {
+      if (observed.has(id)) map[id] = observed.get(id);
+      else if (Object.hasOwn(stored, id)) map[id] = stored[id];
+    }
+    // entries of other groups (files not read) are kept after them; those
+    // of a group read whose case is gone are dropped
+    const groups = new Set(loaded.map((l) => l.file.group));
+    for (const id of Object.keys(stored)) {
+      if (!ids.has(id) && !groups.has(id.split('/')[0])) map[id] = stored[id];
+    }
+    fs.mkdirSync(path.dirname(baseline), { recursive: true });
+    fs.writeFileSync(baseline, `${layout(map, 3)}\n`);
+    process.stderr.write(`${took}: wrote ${baseline}\n`);
+    return;
+  }
+  for (const { path: p, file: f } of loaded) {
+    let changed = false;
+    f.cases = f.cases.map((c) => {
+      const id = `${f.group}/${c.name}`;
+      if (!observed.has(id)) return c;
+      const o = observed.get(id);
+      if (Object.hasOwn(c, 'expect') && isDeepStrictEqual(c.expect, o)) return c;
+      changed = true;
+      // field order as corpus/README.md lists it
+      const { name, description, requirements, scenario, expect, ...rest } = c;
+      return { name, description, requirements, scenario, ...rest, expect: o };
+    });
+    const text = layoutCaseFile(f);
+    if (changed || text !== fs.readFileSync(p, 'utf8')) fs.writeFileSync(p, text);
+  }
+  process.stderr.write(`${took}: expectations written\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

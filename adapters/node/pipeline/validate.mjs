@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // Checks pipeline files against the suite's JSON Schemas
-// (corpus/schema/pipeline-scenario.schema.json for every scenario of a
-// scenario file, corpus/schema/pipeline-observation.schema.json for every
-// observation of a recorded file), with Ajv's draft 2020-12 build from the
-// toolgate-wall runtime folder (imported by path, not installed here).
+// (corpus/schema/pipeline-scenario.schema.json for every scenario,
+// corpus/schema/pipeline-observation.schema.json for every observation),
+// with Ajv's draft 2020-12 build from the toolgate-wall runtime folder
+// (imported by path, not installed here).
 //
-//   node validate.mjs scenarios <file>…   |   node validate.mjs observations <file>…
+//   node validate.mjs cases <dir|file>…         case files (corpus/cases/pipeline/): the file's
+//                                               fields, unique case names, each scenario and expect
+//   node validate.mjs observations <file>…      a {case id: observation} map (recorded/pi-1.6.0.json),
+//                                               or {"suite":"pipeline","observations":[{id, observation}]}
+//   node validate.mjs scenarios <file>…         {"suite":"pipeline","scenarios":[…]}
 // Exits 1 and prints each error when anything does not validate.
 
 import fs from 'node:fs';
@@ -34,6 +38,51 @@ function validators() {
   return compiled;
 }
 
+function schemaErrors(validate, value, at) {
+  if (validate(value)) return [];
+  return validate.errors.map((e) => `${at}: ${e.instancePath} ${e.message}`);
+}
+
+const NAME = /^[a-z0-9][a-z0-9-]*$/;
+const REQUIREMENT = /^PIPE-[A-Z]+-\d{2}$/;
+
+/**
+ * Errors (strings) of one parsed case file (corpus/README.md, "Cases and
+ * case files"; `fileName`, when given, must be `<group>.json`): its fields,
+ * unique kebab-case names, PIPE-* requirement ids, every scenario against
+ * pipeline-scenario.schema.json and every expect against
+ * pipeline-observation.schema.json.
+ */
+export function checkCaseFile(doc, fileName) {
+  const { scenario, observation } = validators();
+  const errors = [];
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return ['not a JSON object'];
+  for (const k of Object.keys(doc)) if (!['suite', 'group', 'description', 'cases'].includes(k)) errors.push(`unknown field ${k}`);
+  if (doc.suite !== 'pipeline') errors.push(`suite is ${JSON.stringify(doc.suite)}, not "pipeline"`);
+  if (typeof doc.group !== 'string' || !NAME.test(doc.group)) errors.push('group must be a kebab-case name');
+  if (fileName !== undefined && `${doc.group}.json` !== fileName) errors.push(`group ${doc.group} is not the file's name ${fileName}`);
+  if (typeof doc.description !== 'string') errors.push('description must be a string');
+  if (!Array.isArray(doc.cases)) return [...errors, 'cases must be an array'];
+  const names = new Set();
+  doc.cases.forEach((c, i) => {
+    const id = `${doc.group}/${c?.name ?? `#${i}`}`;
+    for (const k of Object.keys(c ?? {})) {
+      if (!['name', 'description', 'requirements', 'scenario', 'expect'].includes(k)) errors.push(`${id}: unknown field ${k}`);
+    }
+    if (typeof c?.name !== 'string' || !NAME.test(c.name)) errors.push(`${id}: name must be a kebab-case name`);
+    if (names.has(c?.name)) errors.push(`${id}: duplicate name`);
+    names.add(c?.name);
+    if (typeof c?.description !== 'string' || c.description === '') errors.push(`${id}: description must be a non-empty string`);
+    if (!Array.isArray(c?.requirements) || !c.requirements.every((r) => typeof r === 'string' && REQUIREMENT.test(r))) {
+      errors.push(`${id}: requirements must be PIPE-<AREA>-<nn> ids`);
+    }
+    if (!Object.hasOwn(c ?? {}, 'scenario')) errors.push(`${id}: no scenario`);
+    else errors.push(...schemaErrors(scenario, c.scenario, `${id} scenario`));
+    if (Object.hasOwn(c ?? {}, 'expect')) errors.push(...schemaErrors(observation, c.expect, `${id} expect`));
+  });
+  return errors;
+}
+
 /** Errors (strings) of every scenario in a scenario file's parsed JSON. */
 export function checkScenarioFile(doc) {
   const { scenario } = validators();
@@ -43,34 +92,60 @@ export function checkScenarioFile(doc) {
   for (const s of doc?.scenarios ?? []) {
     if (ids.has(s.id)) errors.push(`${s.id}: duplicate id`);
     ids.add(s.id);
-    if (!scenario(s)) for (const e of scenario.errors) errors.push(`${s.id}: ${e.instancePath} ${e.message}`);
+    errors.push(...schemaErrors(scenario, s, s.id));
   }
   return errors;
 }
 
-/** Errors (strings) of every observation in a recorded file's parsed JSON. */
+/**
+ * Errors (strings) of every observation of a parsed recorded file: a
+ * `{case id: observation}` map, or `{"suite":"pipeline","observations":[{id, observation}]}`.
+ */
 export function checkObservationFile(doc) {
   const { observation } = validators();
-  const errors = [];
-  if (doc?.suite !== 'pipeline' || !Array.isArray(doc.observations)) errors.push('not {"suite":"pipeline","observations":[…]}');
-  for (const o of doc?.observations ?? []) {
-    if (!observation(o.observation)) for (const e of observation.errors) errors.push(`${o.id}: ${e.instancePath} ${e.message}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return ['not a JSON object'];
+  if (Object.hasOwn(doc, 'observations')) {
+    const errors = [];
+    if (doc.suite !== 'pipeline' || !Array.isArray(doc.observations)) errors.push('not {"suite":"pipeline","observations":[…]}');
+    for (const o of Array.isArray(doc.observations) ? doc.observations : []) errors.push(...schemaErrors(observation, o.observation, o.id));
+    return errors;
   }
-  return errors;
+  return Object.entries(doc).flatMap(([id, o]) => schemaErrors(observation, o, id));
+}
+
+/** The `.json` files named (folders: their `*.json`, sorted). */
+export function jsonFiles(paths) {
+  return paths.flatMap((p) =>
+    fs.statSync(p).isDirectory()
+      ? fs.readdirSync(p).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(p, n))
+      : [p],
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [what, ...files] = process.argv.slice(2);
-  const check = { scenarios: checkScenarioFile, observations: checkObservationFile }[what];
-  if (!check || files.length === 0) {
-    process.stderr.write('usage: node validate.mjs scenarios|observations <file>…\n');
+  const [what, ...paths] = process.argv.slice(2);
+  const check = {
+    cases: (doc, f) => checkCaseFile(doc, path.basename(f)),
+    scenarios: checkScenarioFile,
+    observations: checkObservationFile,
+  }[what];
+  if (!check || paths.length === 0) {
+    process.stderr.write('usage: node validate.mjs cases|observations|scenarios <file|dir>…\n');
     process.exit(2);
   }
   let bad = 0;
-  for (const f of files) {
+  const ids = new Map();
+  for (const f of jsonFiles(paths)) {
     const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
-    const errors = check(doc);
-    const n = (doc.scenarios ?? doc.observations ?? []).length;
+    const errors = check(doc, f);
+    if (what === 'cases') {
+      for (const c of Array.isArray(doc.cases) ? doc.cases : []) {
+        const id = `${doc.group}/${c.name}`;
+        if (ids.has(id)) errors.push(`${id}: also in ${ids.get(id)}`);
+        ids.set(id, f);
+      }
+    }
+    const n = what === 'cases' ? doc.cases?.length : (doc.scenarios ?? doc.observations ?? Object.keys(doc)).length;
     if (errors.length) {
       bad += 1;
       for (const e of errors.slice(0, 50)) process.stdout.write(`${f}: ${e}\n`);

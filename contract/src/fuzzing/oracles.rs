@@ -350,3 +350,31 @@ fn too_large_to_fuzz(scenario: &Json) -> bool {
     }
     false
 }
+
+/// The pipeline target: a pipeline scenario (JSON, or built by
+/// `pipeline::generate` from the bytes) keeps every property of
+/// `pipeline::properties::check`: the reference observes it within its
+/// schema, passes its own judge, keeps pi 0.85.0's invariants, and the
+/// judge names every observation mutant that fits it. A JSON scenario the
+/// reference does not model is skipped; a generated one is a generator bug.
+pub fn pipeline(data: &[u8]) -> Verdict {
+    use crate::pipeline::{generate, properties, reference, spec::PipelineScenario};
+    if data.len() > MAX_INPUT {
+        return Verdict::Skipped("oversized");
+    }
+    let scenario = if data.first() == Some(&b'{') {
+        let Ok(scenario) = serde_json::from_slice::<PipelineScenario>(data) else {
+            return Verdict::Skipped("not a pipeline scenario");
+        };
+        if reference::observe(&scenario).is_err() {
+            return Verdict::Skipped("a pipeline scenario outside the reference's model");
+        }
+        scenario
+    } else {
+        generate::scenario_from_bytes(data)
+    };
+    if let Err(e) = properties::check(&scenario) {
+        panic!("{e}");
+    }
+    Verdict::Checked
+}

@@ -32,9 +32,14 @@ fn is_false(b: &bool) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PipelineScenario {
+    /// In a case file the case's name says it instead.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub id: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// Hook invocations also record the roles of `ctx.context.messages`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hook_context: bool,
     /// `false`: the run gets no signal at all.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub signal: bool,
@@ -57,6 +62,17 @@ pub struct Config {
     /// Absent: not set (pi's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_execution: Option<ExecutionMode>,
+    /// Present: `getSteeringMessages` is set; its n-th call answers the
+    /// n-th list of user-message texts (then none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steering: Option<Vec<Vec<String>>>,
+    /// Present: `getFollowUpMessages` is set, answering as `steering`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<Vec<Vec<String>>>,
+    /// Present: `shouldStopAfterTurn` is set; its n-th call answers the
+    /// n-th boolean (then `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_after_turn: Option<Vec<bool>>,
 }
 
 impl Config {
@@ -306,6 +322,9 @@ pub struct EventMatch {
 pub enum Action {
     Release(String),
     Abort(bool),
+    /// The `emit` that fired the trigger returns a promise rejected with
+    /// this (an async listener failing); event triggers only.
+    Reject(Thrown),
 }
 
 /// What happened in one run.
@@ -324,6 +343,8 @@ pub struct PipelineObservation {
 }
 
 /// One entry of the trace, in the one order everything happened in.
+// an invocation is most of a trace, so boxing it would save nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum TraceEntry {
@@ -363,6 +384,9 @@ pub enum Invocation {
         keys: Vec<String>,
         tool_call: Json,
         args: Json,
+        /// With `hookContext`: the roles of the context's messages.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        messages: Option<Json>,
     },
     #[serde(rename_all = "camelCase")]
     AfterToolCall {
@@ -372,7 +396,9 @@ pub enum Invocation {
         tool_call: Json,
         args: Json,
         result: Json,
-        is_error: bool,
+        is_error: Json,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        messages: Option<Json>,
     },
     #[serde(rename_all = "camelCase")]
     Execute {
@@ -380,6 +406,16 @@ pub enum Invocation {
         signal: SignalSeen,
         argc: u32,
         params: Json,
+    },
+    /// A call of `config.getSteeringMessages` (counted from 0).
+    GetSteeringMessages {
+        index: u32,
+    },
+    GetFollowUpMessages {
+        index: u32,
+    },
+    ShouldStopAfterTurn {
+        index: u32,
     },
 }
 

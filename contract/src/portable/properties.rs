@@ -18,8 +18,6 @@ use super::judge::{Judge, Kind, RESULT_BYTES_BOUND};
 use super::mutants::{self, Subject};
 use super::spec::*;
 use super::PORTABLE;
-use crate::suites::SuiteDef;
-use std::sync::OnceLock;
 
 /// What a check covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,15 +27,7 @@ pub struct Covered {
 }
 
 fn observation_schema() -> Result<&'static jsonschema::Validator, String> {
-    static SCHEMA: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
-    SCHEMA
-        .get_or_init(|| {
-            let schema: serde_json::Value = serde_json::from_str(PORTABLE.observation_schema())
-                .map_err(|e| format!("the observation schema is not JSON: {e}"))?;
-            jsonschema::validator_for(&schema).map_err(|e| format!("the observation schema: {e}"))
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+    crate::suites::observation_validator(&PORTABLE)
 }
 
 /// Checks everything above for `scenario`, which must decode; `Err` says

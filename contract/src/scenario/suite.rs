@@ -333,9 +333,9 @@ mod tests {
     }
 
     #[test]
-    fn both_suites_are_listed_with_their_prefixes() {
+    fn every_suite_is_listed_with_its_prefix() {
         let ids: Vec<&str> = suites::all().iter().map(|s| s.id()).collect();
-        assert_eq!(ids, ["core", "boundary"]);
+        assert_eq!(ids, ["core", "boundary", "pipeline"]);
         assert_eq!(
             suites::of_requirement("BOUNDARY-05").map(|s| s.id()),
             Some("boundary")
@@ -344,7 +344,11 @@ mod tests {
             suites::of_requirement("CORE-SER-07").map(|s| s.id()),
             Some("core")
         );
-        assert!(suites::of_requirement("PIPE-01").is_none());
+        assert_eq!(
+            suites::of_requirement("PIPE-HOOK-01").map(|s| s.id()),
+            Some("pipeline")
+        );
+        assert!(suites::of_requirement("WS-01").is_none());
         assert_eq!(
             format!("{:?}", suites::get("core").unwrap()),
             "SuiteDef(core)"

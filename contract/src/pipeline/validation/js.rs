@@ -129,7 +129,7 @@ pub(crate) fn strict_eq(a: &Value, b: &Value) -> bool {
 }
 
 /// Whether `key` is an array index, which JavaScript orders first.
-fn is_array_index(key: &str) -> bool {
+pub(crate) fn is_array_index(key: &str) -> bool {
     if key == "0" {
         return true;
     }

@@ -22,7 +22,7 @@
 mod check;
 mod coerce;
 mod convert;
-mod js;
+pub(crate) mod js;
 mod schema;
 
 pub use js::{stringify, stringify_pretty};

@@ -1,0 +1,249 @@
+//! The judge's comparison of what the transcript and the model get: the
+//! assistant messages' arguments, the message summaries of `turn_end`,
+//! `agent_end` and the run's result, the toolResult bytes, and the number
+//! of model calls (the terminate vote).
+
+use super::*;
+
+impl<'a> Judging<'a> {
+    /// An assistant message summary: its tool calls' arguments are the
+    /// transcript's (prepareArguments may rewrite them in place, validation
+    /// must not).
+    pub(super) fn assistant(&mut self, x: &Json, y: &Json) {
+        if same(x, y) {
+            return;
+        }
+        let blocks = |m: &Json| {
+            m.get("content")
+                .and_then(Json::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (xb, yb) = (blocks(x), blocks(y));
+        let mut named = false;
+        for (p, q) in xb.iter().zip(&yb) {
+            let (pa, qa) = (p.get("arguments"), q.get("arguments"));
+            if let (Some(pa), Some(qa)) = (pa, qa) {
+                if !same(pa, qa) {
+                    let call = p
+                        .get("id")
+                        .and_then(Json::as_str)
+                        .unwrap_or("?")
+                        .to_string();
+                    let live = matches!(
+                        self.e.invoke("prepareArguments", &call),
+                        Some(Invocation::PrepareArguments {
+                            args_is_transcript: true,
+                            ..
+                        })
+                    );
+                    let id = if live { req::PREP_03 } else { req::VAL_01 };
+                    self.name(
+                        &[id],
+                        format!(
+                            "transcript arguments of {call}: expected {}, got {}",
+                            quote(pa),
+                            quote(qa)
+                        ),
+                    );
+                    named = true;
+                }
+            }
+        }
+        let strip = |m: &Json| {
+            let mut m = m.clone();
+            if let Some(a) = m.get_mut("content").and_then(Json::as_array_mut) {
+                for b in a.iter_mut().filter_map(Json::as_object_mut) {
+                    b.remove("arguments");
+                }
+            }
+            m
+        };
+        if !same(&strip(x), &strip(y)) || (!named && xb.len() != yb.len()) {
+            self.unexplained(format!(
+                "assistant message: expected {}, got {}",
+                quote(x),
+                quote(y)
+            ));
+        }
+    }
+
+    /// Message summaries (turn_end's results, agent_end's and the run's
+    /// messages): their sequence, then each against its own event.
+    pub(super) fn summaries(&mut self, x: &Json, y: &Json, what: &str) {
+        let list = |v: &Json| v.as_array().cloned().unwrap_or_default();
+        let key = |m: &Json| match m.get("role").and_then(Json::as_str) {
+            Some("toolResult") => format!(
+                "toolResult({})",
+                m.get("toolCallId").and_then(Json::as_str).unwrap_or("?")
+            ),
+            Some(r) => r.to_string(),
+            None => "?".into(),
+        };
+        let explained = |m: &Json| {
+            self.explained
+                .iter()
+                .any(|c| key(m) == format!("toolResult({c})"))
+        };
+        let (xl, yl): (Vec<Json>, Vec<Json>) = (
+            list(x).into_iter().filter(|m| !explained(m)).collect(),
+            list(y).into_iter().filter(|m| !explained(m)).collect(),
+        );
+        let seq = |l: &[Json], f: &dyn Fn(&str) -> bool| -> Vec<String> {
+            l.iter().map(key).filter(|k| f(k)).collect()
+        };
+        let (xs, ys) = (seq(&xl, &|_| true), seq(&yl, &|_| true));
+        if xs != ys && !self.ends_differ {
+            let msg = format!("{what}: {ys:?}, expected {xs:?}");
+            let providers_differ = self.e.obs.provider_calls != self.a.obs.provider_calls;
+            if seq(&xl, &|k| k == "system") != seq(&yl, &|k| k == "system") {
+                self.name(&[req::ORDER_01], msg.clone());
+            }
+            if seq(&xl, &|k| k.starts_with("toolResult("))
+                != seq(&yl, &|k| k.starts_with("toolResult("))
+            {
+                self.name(&[req::RESULT_01], msg.clone());
+            }
+            let others = |k: &str| {
+                k != "system"
+                    && !k.starts_with("toolResult(")
+                    && (k != "assistant" || !providers_differ)
+            };
+            if seq(&xl, &others) != seq(&yl, &others) {
+                self.name(&[req::ORDER_01], msg);
+            }
+        }
+        // pair the n-th summary of each key
+        let mut nth: BTreeMap<String, usize> = BTreeMap::new();
+        for p in &xl {
+            let k = key(p);
+            let n = nth.entry(k.clone()).or_default();
+            let Some(q) = yl.iter().filter(|q| key(q) == k).nth(*n) else {
+                continue;
+            };
+            *n += 1;
+            if same(p, q) {
+                continue;
+            }
+            if let Some(call) = k
+                .strip_prefix("toolResult(")
+                .and_then(|c| c.strip_suffix(')'))
+            {
+                // a summary is its result message: that message's difference
+                let own = |v: &View<'_>, m: &Json| {
+                    v.event("result_end", call)
+                        .and_then(|e| e.get("message"))
+                        .is_some_and(|e| same(e, m))
+                };
+                if own(&self.e, p) && own(&self.a, q) {
+                    continue;
+                }
+                self.message(call, p, q);
+            } else if k == "assistant" {
+                self.assistant(p, q);
+            } else {
+                self.name(
+                    &[req::ORDER_01],
+                    format!("{what}: {k} {}, expected {}", quote(q), quote(p)),
+                );
+            }
+        }
+    }
+
+    /// The toolResult messages as bytes a provider would send.
+    pub(super) fn tool_results(&mut self) {
+        let keep = |v: &View<'a>| -> Vec<&'a ToolResultText> {
+            v.obs
+                .tool_results
+                .iter()
+                .filter(|t| !self.explained.contains(&t.tool_call_id))
+                .collect()
+        };
+        let (x, y) = (keep(&self.e), keep(&self.a));
+        let ids =
+            |l: &[&ToolResultText]| l.iter().map(|t| t.tool_call_id.clone()).collect::<Vec<_>>();
+        if ids(&x) != ids(&y) && !self.ends_differ {
+            self.name(
+                &[req::RESULT_01],
+                format!("toolResults for {:?}, expected {:?}", ids(&y), ids(&x)),
+            );
+        }
+        for p in &x {
+            let Some(q) = y.iter().find(|q| q.tool_call_id == p.tool_call_id) else {
+                continue;
+            };
+            if p.json == q.json {
+                continue;
+            }
+            let call = p.tool_call_id.as_str();
+            let msg = format!(
+                "toolResult bytes of {call}: expected {}, got {}",
+                p.json, q.json
+            );
+            let parse = |t: &str| serde_json::from_str::<Json>(t).ok();
+            match (parse(&p.json), parse(&q.json)) {
+                (Some(pv), Some(qv)) if keys(&pv) == keys(&qv) => {
+                    let outcome = ["content", "isError", "details"]
+                        .iter()
+                        .any(|k| pv.get(k) != qv.get(k));
+                    if outcome {
+                        self.outcome(call);
+                    } else {
+                        self.name(&[req::RESULT_05], msg);
+                    }
+                }
+                (Some(pv), Some(qv)) => {
+                    let added = keys(&pv).contains(&"addedToolNames")
+                        != keys(&qv).contains(&"addedToolNames");
+                    let ids: &[&str] = if added {
+                        &[req::RESULT_05, req::RESULT_06]
+                    } else {
+                        &[req::RESULT_05]
+                    };
+                    self.name(ids, msg);
+                }
+                _ => self.name(&[req::RESULT_05], msg),
+            }
+        }
+    }
+
+    /// The number of model calls: the terminate vote, unless an abort or a
+    /// stop decided it.
+    pub(super) fn provider_calls(&mut self) {
+        let (n, m) = (self.e.obs.provider_calls, self.a.obs.provider_calls);
+        if n == m || self.ends_differ {
+            return;
+        }
+        let has = |k: Kind| self.calls.iter().any(|c| c.kind == k);
+        let aborted = self.e.entries().any(|(_, l, _)| l.name == "abort");
+        let ids: Vec<&str> = if has(Kind::Cut) {
+            vec![req::TERM_04]
+        } else if has(Kind::NotRun) {
+            vec![req::STOP_02]
+        } else if has(Kind::Length) {
+            vec![req::STOP_01]
+        } else if aborted {
+            vec![req::ABORT_07]
+        } else if has(Kind::Stopped) || self.calls.iter().any(|c| self.e.has("afterToolCall", c.id))
+        {
+            vec![req::TERM_01, req::TERM_02]
+        } else {
+            vec![req::TERM_01]
+        };
+        self.name(&ids, format!("{m} model call(s), expected {n}"));
+    }
+
+    /// The messages the run resolved with.
+    pub(super) fn messages(&mut self) {
+        if let (Some(x), Some(y)) = (&self.e.obs.messages, &self.a.obs.messages) {
+            let (x, y) = (Json::Array(x.clone()), Json::Array(y.clone()));
+            if !same(&x, &y) {
+                self.summaries(&x, &y, "messages");
+            }
+        } else if self.e.obs.messages.is_some() != self.a.obs.messages.is_some()
+            && !self.ends_differ
+        {
+            self.unexplained("the resolved messages are missing on one side".into());
+        }
+    }
+}

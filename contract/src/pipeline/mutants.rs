@@ -1,0 +1,691 @@
+//! Deliberate breakages of a pipeline observation, as data: each mutant
+//! takes the reference's observation of a scenario and breaks it the way a
+//! re-implementation of Pi's pipeline plausibly would (a result message
+//! lost or sent twice, a refused call run anyway, a hook run after a
+//! block, the seed's wording instead of pi's, the terminate vote
+//! ignored...), and names the requirements the judge must name for it.
+//! A mutant reads only the observation: it fits where the observation
+//! shows what it breaks (`None` elsewhere), so it applies to any recorded
+//! or generated scenario. `edit` holds what they read and edit.
+
+use super::judge::label;
+use super::requirements as req;
+use super::spec::*;
+use serde_json::{json, Map, Value as Json};
+
+/// One deliberate breakage.
+pub struct Mutant {
+    pub id: &'static str,
+    pub description: &'static str,
+    /// The judge must name every one of these wherever the mutant fits.
+    pub requirements: &'static [&'static str],
+    /// The broken observation, or `None` when it does not fit.
+    pub apply: fn(&PipelineObservation) -> Option<PipelineObservation>,
+}
+
+mod edit;
+
+use edit::*;
+
+impl Mutant {
+    /// The broken observation where the mutant fits `o` and changes it:
+    /// not where a tool turn repeats a call id (a mutant edits a call by
+    /// its id, so which call it broke would be ambiguous), nor where it
+    /// happens to change nothing.
+    pub fn fit(&self, o: &PipelineObservation) -> Option<PipelineObservation> {
+        if repeats_a_call_id(o) {
+            return None;
+        }
+        let broken = (self.apply)(o)?;
+        (serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok()).then_some(broken)
+    }
+}
+
+/// Whether a tool turn (from one model call to the next) starts two calls
+/// with one id.
+fn repeats_a_call_id(o: &PipelineObservation) -> bool {
+    let mut seen: Vec<&str> = Vec::new();
+    for entry in &o.trace {
+        match entry {
+            TraceEntry::Provider { .. } => seen.clear(),
+            TraceEntry::Event { event } if event["type"] == "tool_execution_start" => {
+                let id = event["toolCallId"].as_str().unwrap_or_default();
+                if seen.contains(&id) {
+                    return true;
+                }
+                seen.push(id);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every mutant, in the order they are tried.
+pub const ALL: &[Mutant] = &[
+    Mutant {
+        id: "a-result-message-lost",
+        description: "the last call's toolResult message is never emitted",
+        requirements: &[req::RESULT_01],
+        apply: |o| {
+            let (id, _) = calls(o).into_iter().rev().find(|c| has(o, "result_end", &c.0)).map(|c| (c.0, c.1))?;
+            let mut m = o.clone();
+            m.trace.retain(|e| {
+                let l = label(e);
+                !(l.call.as_deref() == Some(id.as_str()) && l.name.starts_with("result_"))
+            });
+            m.tool_results.retain(|t| t.tool_call_id != id);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-result-message-twice",
+        description: "the first call's toolResult message is emitted twice",
+        requirements: &[req::RESULT_01],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| has(o, "result_end", id))?;
+            let mut m = o.clone();
+            let (s, e) = (first(o, "result_start", &id)?, first(o, "result_end", &id)?);
+            let copies = [o.trace.get(s)?.clone(), o.trace.get(e)?.clone()];
+            for (k, c) in copies.into_iter().enumerate() {
+                m.trace.insert(e + 1 + k, c);
+            }
+            let t = o.tool_results.iter().position(|t| t.tool_call_id == id)?;
+            m.tool_results.insert(t + 1, o.tool_results.get(t)?.clone());
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "ends-swapped",
+        description: "in a parallel batch, two executed calls' end events trade places",
+        requirements: &[req::ORDER_05],
+        apply: |o| {
+            if !parallel(o) {
+                return None;
+            }
+            let ran: Vec<usize> = calls(o).iter().filter_map(|c| first(o, "execute", &c.0).and(first(o, "end", &c.0))).collect();
+            let (i, j) = (*ran.first()?, *ran.get(1)?);
+            let mut m = o.clone();
+            m.trace.swap(i, j);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "unknown-tool-in-the-helper-wording",
+        description: "an unknown tool's text quotes its name, as pi-ai's validateToolCall does",
+        requirements: &[req::LOOKUP_01, req::LOOKUP_03],
+        apply: |o| {
+            let (id, name) = call_where(o, |id, name, _| text(o, id) == Some(format!("Tool {name} not found")))?;
+            let mut m = o.clone();
+            set_text(&mut m, &id, &format!("Tool \"{name}\" not found"));
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "an-unknown-tool-runs-the-hook",
+        description: "beforeToolCall is called for a call naming no tool",
+        requirements: &[req::LOOKUP_01],
+        apply: |o| {
+            let (id, name) = call_where(o, |id, name, _| {
+                text(o, id) == Some(format!("Tool {name} not found")) && !has(o, "beforeToolCall", id)
+            })?;
+            let hook = TraceEntry::Invoke(Invocation::BeforeToolCall {
+                tool_call_id: id.clone(),
+                signal: SignalSeen::Live,
+                keys: ["assistantMessage", "toolCall", "args", "context"].map(String::from).to_vec(),
+                tool_call: json!({"type": "toolCall", "id": id, "name": name, "arguments": start_args(o, &id)?}),
+                args: start_args(o, &id)?,
+                messages: None,
+            });
+            Some(insert(o, first(o, "start", &id)? + 1, hook))
+        },
+    },
+    Mutant {
+        id: "a-throw-reads-as-success",
+        description: "a tool that threw gets a result with isError false",
+        requirements: &[req::RESULT_02],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                has(o, "execute", id)
+                    && !has(o, "afterToolCall", id)
+                    && message(o, id).and_then(|m| m.get("isError")) == Some(&json!(true))
+            })?;
+            let mut m = o.clone();
+            set_is_error(&mut m, &id, false);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "validation-in-the-seed-wording",
+        description: "a missing property reads `Expected required property`, the seed's example, not TypeBox's message",
+        requirements: &[req::VAL_04],
+        apply: |o| {
+            validation(o, |t| {
+                lines(t, |p, m| m.starts_with("must have required properties").then(|| format!("  - {p}: Expected required property")))
+            })
+        },
+    },
+    Mutant {
+        id: "validation-paths-as-pointers",
+        description: "validation paths are written as JSON Pointers (`/edits/0`) instead of dotted",
+        requirements: &[req::VAL_03],
+        apply: |o| validation(o, |t| lines(t, |p, m| Some(format!("  - /{}: {m}", p.replace('.', "/"))))),
+    },
+    Mutant {
+        id: "received-arguments-changed",
+        description: "`Received arguments` prints something else than the arguments validated",
+        requirements: &[req::VAL_05],
+        apply: |o| {
+            validation(o, |t| {
+                let (head, received) = t.split_once("\n\nReceived arguments:\n")?;
+                (received != "{}").then(|| format!("{head}\n\nReceived arguments:\n{{}}"))
+            })
+        },
+    },
+    Mutant {
+        id: "a-non-object-root-in-other-words",
+        description: "arguments that are not an object fail with another message than `root: must be object`",
+        requirements: &[req::VAL_09],
+        apply: |o| validation(o, |t| lines(t, |p, m| (p == "root" && m == "must be object").then(|| "  - root: expected object".into()))),
+    },
+    Mutant {
+        id: "refused-arguments-run",
+        description: "execute runs for a call whose arguments failed validation",
+        requirements: &[req::VAL_02],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                !has(o, "execute", id) && text(o, id).is_some_and(|t| t.starts_with("Validation failed for tool "))
+            })?;
+            Some(insert(o, first(o, "start", &id)? + 1, execute(&id, start_args(o, &id)?)))
+        },
+    },
+    Mutant {
+        id: "prepare-called-twice",
+        description: "prepareArguments is called twice for one call",
+        requirements: &[req::PREP_01],
+        apply: |o| {
+            let i = o.trace.iter().position(|e| matches!(e, TraceEntry::Invoke(Invocation::PrepareArguments { .. })))?;
+            Some(insert(o, i + 1, o.trace.get(i)?.clone()))
+        },
+    },
+    Mutant {
+        id: "a-prepare-failure-in-other-words",
+        description: "a prepareArguments throw gives another text than its message",
+        requirements: &[req::PREP_04],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                let t = text(o, id).unwrap_or_default();
+                has(o, "prepareArguments", id)
+                    && !has(o, "beforeToolCall", id)
+                    && !has(o, "execute", id)
+                    && t != "Operation aborted"
+                    && !t.starts_with("Validation failed for tool ")
+            })?;
+            let mut m = o.clone();
+            set_text(&mut m, &id, "prepareArguments failed");
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "start-event-with-validated-arguments",
+        description: "the start event carries the arguments execute received, not the raw ones",
+        requirements: &[req::PREP_02],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| params(o, id).zip(start_args(o, id)).is_some_and(|(p, s)| p != s))?;
+            let mut m = o.clone();
+            let p = params(o, &id)?;
+            event_mut(&mut m, first(o, "start", &id)?)?.insert("args".into(), p);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "arguments-not-converted",
+        description: "the hook and execute receive the raw arguments, without pi's conversions",
+        requirements: &[req::VAL_06],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                let before = match invocation(o, "beforeToolCall", id) {
+                    Some(Invocation::BeforeToolCall { args, .. }) => Some(args),
+                    _ => None,
+                };
+                let p = params(o, id);
+                !has(o, "prepareArguments", id)
+                    && p.is_some()
+                    && p != start_args(o, id)
+                    && before.is_none_or(|b| Some(b) == p)
+            })?;
+            let raw = start_args(o, &id)?;
+            let mut m = o.clone();
+            for e in &mut m.trace {
+                match e {
+                    TraceEntry::Invoke(Invocation::Execute { tool_call_id, params, .. }) if *tool_call_id == id => *params = raw.clone(),
+                    TraceEntry::Invoke(Invocation::BeforeToolCall { tool_call_id, args, .. }) if *tool_call_id == id => *args = raw.clone(),
+                    _ => {}
+                }
+            }
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "the-transcript-gets-the-converted-arguments",
+        description: "validation converts the transcript's arguments instead of a clone",
+        requirements: &[req::VAL_01],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                !has(o, "prepareArguments", id) && params(o, id).is_some_and(|p| Some(p) != start_args(o, id))
+            })?;
+            let p = params(o, &id)?;
+            let mut m = o.clone();
+            let fix = |msg: &mut Json| {
+                if msg.get("role") != Some(&json!("assistant")) {
+                    return;
+                }
+                for b in msg.get_mut("content").and_then(Json::as_array_mut).into_iter().flatten() {
+                    if b.get("id") == Some(&json!(id)) {
+                        if let Some(b) = b.as_object_mut() {
+                            b.insert("arguments".into(), p.clone());
+                        }
+                    }
+                }
+            };
+            for e in &mut m.trace {
+                let TraceEntry::Event { event } = e else { continue };
+                if let Some(msg) = event.get_mut("message") {
+                    fix(msg);
+                }
+                if let Some(l) = event.get_mut("messages").and_then(Json::as_array_mut) {
+                    l.iter_mut().for_each(fix);
+                }
+            }
+            if let Some(l) = &mut m.messages {
+                l.iter_mut().for_each(fix);
+            }
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "before-hook-skipped",
+        description: "beforeToolCall is not called for a call that executes",
+        requirements: &[req::HOOK_01],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "beforeToolCall", id))?;
+            let mut m = o.clone();
+            m.trace.remove(first(o, "beforeToolCall", &id)?);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-hook-sees-a-live-signal-when-aborted",
+        description: "beforeToolCall receives a live signal although the run's is aborted",
+        requirements: &[req::HOOK_01],
+        apply: |o| {
+            let mut m = o.clone();
+            let hook = m.trace.iter_mut().find_map(|e| match e {
+                TraceEntry::Invoke(Invocation::BeforeToolCall { signal, .. }) if *signal == SignalSeen::Aborted => Some(signal),
+                _ => None,
+            })?;
+            *hook = SignalSeen::Live;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "after-hook-skipped",
+        description: "afterToolCall is not called for a call that executed",
+        requirements: &[req::HOOK_06],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "afterToolCall", id))?;
+            let mut m = o.clone();
+            m.trace.remove(first(o, "afterToolCall", &id)?);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "after-hook-after-a-block",
+        description: "afterToolCall is called for a call beforeToolCall stopped",
+        requirements: &[req::HOOK_02, req::HOOK_06],
+        apply: |o| {
+            let (id, _) = blocked(o)?;
+            let Some(Invocation::BeforeToolCall { signal, tool_call, args, .. }) = invocation(o, "beforeToolCall", &id) else {
+                return None;
+            };
+            let result = event(o, first(o, "end", &id)?)?.get("result")?.clone();
+            let after = TraceEntry::Invoke(Invocation::AfterToolCall {
+                tool_call_id: id.clone(),
+                signal,
+                keys: ["assistantMessage", "toolCall", "args", "result", "isError", "context"].map(String::from).to_vec(),
+                tool_call,
+                args,
+                result,
+                is_error: Json::Bool(true),
+                messages: None,
+            });
+            Some(insert(o, first(o, "beforeToolCall", &id)? + 1, after))
+        },
+    },
+    Mutant {
+        id: "execute-after-a-block",
+        description: "execute runs for a call beforeToolCall stopped",
+        requirements: &[req::HOOK_02],
+        apply: |o| {
+            let (id, _) = blocked(o)?;
+            let Some(Invocation::BeforeToolCall { args, .. }) = invocation(o, "beforeToolCall", &id) else {
+                return None;
+            };
+            Some(insert(o, first(o, "beforeToolCall", &id)? + 1, execute(&id, args)))
+        },
+    },
+    Mutant {
+        id: "after-patch-ignored",
+        description: "afterToolCall's patch is not applied: the message keeps the tool's own content",
+        requirements: &[req::HOOK_07],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| match invocation(o, "afterToolCall", id) {
+                Some(Invocation::AfterToolCall { result, .. }) => {
+                    result.get("content").is_some_and(|c| Some(c) != message(o, id).and_then(|m| m.get("content")))
+                }
+                _ => false,
+            })?;
+            let Some(Invocation::AfterToolCall { result, .. }) = invocation(o, "afterToolCall", &id) else {
+                return None;
+            };
+            let content = result.get("content")?.clone();
+            let mut m = o.clone();
+            edit_results(&mut m, &id, &|msg| {
+                msg.insert("content".into(), content.clone());
+            });
+            edit_end(&mut m, &id, &|e| {
+                if let Some(r) = e.get_mut("result").and_then(Json::as_object_mut) {
+                    r.insert("content".into(), content.clone());
+                }
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "end-event-with-an-extra-key",
+        description: "tool_execution_end carries a key pi 0.85 does not emit (`durationMs`)",
+        requirements: &[req::ORDER_02],
+        apply: |o| {
+            let i = o.trace.iter().position(|e| label(e).name == "end")?;
+            let mut m = o.clone();
+            event_mut(&mut m, i)?.insert("durationMs".into(), json!(1));
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "start-event-missing",
+        description: "a call ends without a tool_execution_start",
+        requirements: &[req::ORDER_03],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| has(o, "start", id) && has(o, "end", id))?;
+            let mut m = o.clone();
+            m.trace.remove(first(o, "start", &id)?);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "sequential-calls-overlap",
+        description: "in a sequential batch, the second call starts right after the first",
+        requirements: &[req::ORDER_04, req::ORDER_07],
+        apply: |o| {
+            let started: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "start", c)).collect();
+            if parallel(o) || started.len() < 2 {
+                return None;
+            }
+            let (i, j) = (first(o, "start", started.first()?)?, first(o, "start", started.get(1)?)?);
+            let mut m = o.clone();
+            let s = m.trace.remove(j);
+            m.trace.insert(i + 1, s);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-parallel-batch-run-sequentially",
+        description: "a batch pi runs in parallel runs one call after the other",
+        requirements: &[req::ORDER_07],
+        apply: |o| {
+            if !parallel(o) {
+                return None;
+            }
+            let ids: Vec<String> = calls(o).into_iter().map(|c| c.0).collect();
+            let of = |e: &TraceEntry| label(e).call.and_then(|c| ids.iter().position(|i| *i == c));
+            let lo = o.trace.iter().position(|e| of(e).is_some())?;
+            let hi = o.trace.iter().rposition(|e| of(e).is_some())?;
+            let mut groups: Vec<Vec<TraceEntry>> = vec![Vec::new(); ids.len()];
+            let mut current = 0;
+            for e in o.trace.get(lo..=hi)? {
+                current = of(e).unwrap_or(current);
+                groups.get_mut(current)?.push(e.clone());
+            }
+            let mut m = o.clone();
+            m.trace.splice(lo..=hi, groups.into_iter().flatten());
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "an-immediate-end-deferred",
+        description: "in a parallel batch, an immediate outcome's end waits for the message phase",
+        requirements: &[req::ORDER_06],
+        apply: |o| {
+            if !parallel(o) {
+                return None;
+            }
+            let (id, _) = call_where(o, |id, _, _| {
+                let end = first(o, "end", id);
+                !has(o, "execute", id)
+                    && has(o, "result_start", id)
+                    && calls(o).iter().any(|c| first(o, "execute", &c.0) > end)
+            })?;
+            let (e, r) = (first(o, "end", &id)?, first(o, "result_start", &id)?);
+            let mut m = o.clone();
+            let end = m.trace.remove(e);
+            m.trace.insert(r - 1, end);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "an-update-after-the-end",
+        description: "an update is emitted after the call's end event",
+        requirements: &[req::ORDER_08],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| has(o, "update", id) && has(o, "end", id))?;
+            let u = *at(o, "update", &id).last()?;
+            Some(insert(o, first(o, "end", &id)? + 1, o.trace.get(u)?.clone()))
+        },
+    },
+    Mutant {
+        id: "the-run-rejects",
+        description: "runAgentLoop rejects where pi resolves",
+        requirements: &[req::ORDER_01],
+        apply: |o| {
+            (o.end == RunEnd::Resolved).then_some(())?;
+            let mut m = o.clone();
+            m.end = RunEnd::Rejected {
+                name: "Error".into(),
+                message: "the loop died".into(),
+            };
+            m.messages = None;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "aborted-in-other-words",
+        description: "an aborted call's text is not `Operation aborted`",
+        requirements: &[req::ABORT_01],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
+            let mut m = o.clone();
+            set_text(&mut m, &id, "Aborted");
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "an-aborted-call-executes",
+        description: "execute runs for a call that got `Operation aborted`",
+        requirements: &[req::ABORT_04],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
+            let after = first(o, "beforeToolCall", &id).or(first(o, "start", &id))?;
+            Some(insert(o, after + 1, execute(&id, start_args(o, &id)?)))
+        },
+    },
+    Mutant {
+        id: "a-finished-tool-reads-as-aborted",
+        description: "a tool that ran while the run was aborted gets `Operation aborted` instead of its own outcome",
+        requirements: &[req::ABORT_05],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                has(o, "execute", id)
+                    && first(o, "end", id).is_some_and(|e| aborted_before(o, e))
+                    && text(o, id).is_some_and(|t| t != "Operation aborted")
+            })?;
+            let mut m = o.clone();
+            set_text(&mut m, &id, "Operation aborted");
+            set_is_error(&mut m, &id, true);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "execute-without-the-run-signal",
+        description: "execute receives no signal although the run has one",
+        requirements: &[req::ABORT_06],
+        apply: |o| {
+            let mut m = o.clone();
+            let s = m.trace.iter_mut().find_map(|e| match e {
+                TraceEntry::Invoke(Invocation::Execute { signal, .. }) if *signal == SignalSeen::Live => Some(signal),
+                _ => None,
+            })?;
+            *s = SignalSeen::None;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "results-in-completion-order",
+        description: "a parallel batch's result messages follow completion order, not source order",
+        requirements: &[req::RESULT_01],
+        apply: |o| {
+            let ids: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "result_end", c)).collect();
+            let mut by_end = ids.clone();
+            by_end.sort_by_key(|c| first(o, "end", c));
+            if !parallel(o) || by_end == ids {
+                return None;
+            }
+            let mut slots: Vec<usize> = ids.iter().flat_map(|c| [at(o, "result_start", c), at(o, "result_end", c)].concat()).collect();
+            slots.sort_unstable();
+            let entries: Vec<TraceEntry> = by_end
+                .iter()
+                .flat_map(|c| [at(o, "result_start", c), at(o, "result_end", c)].concat())
+                .filter_map(|i| o.trace.get(i).cloned())
+                .collect();
+            let mut m = o.clone();
+            for (slot, e) in slots.into_iter().zip(entries) {
+                *m.trace.get_mut(slot)? = e;
+            }
+            m.tool_results.sort_by_key(|t| by_end.iter().position(|c| *c == t.tool_call_id));
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "result-keys-reordered",
+        description: "the toolResult message's bytes put `timestamp` first",
+        requirements: &[req::RESULT_05],
+        apply: |o| {
+            let mut m = o.clone();
+            let t = m.tool_results.first_mut()?;
+            let v: Map<String, Json> = serde_json::from_str(&t.json).ok()?;
+            let ts = v.get("timestamp")?.clone();
+            let mut out = Map::new();
+            out.insert("timestamp".into(), ts);
+            out.extend(v.into_iter().filter(|(k, _)| k != "timestamp"));
+            t.json = Json::Object(out).to_string();
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "timestamp-dropped",
+        description: "the toolResult message's bytes have no `timestamp`",
+        requirements: &[req::RESULT_05],
+        apply: |o| {
+            let mut m = o.clone();
+            let t = m.tool_results.first_mut()?;
+            let mut v: Map<String, Json> = serde_json::from_str(&t.json).ok()?;
+            v.shift_remove("timestamp")?;
+            t.json = Json::Object(v).to_string();
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "added-tool-names-dropped",
+        description: "a non-empty addedToolNames is not copied to the toolResult message",
+        requirements: &[req::RESULT_06],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| message(o, id).is_some_and(|m| m.get("addedToolNames").is_some()))?;
+            let mut m = o.clone();
+            edit_results(&mut m, &id, &|msg| {
+                msg.shift_remove("addedToolNames");
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "missing-content-not-normalised",
+        description: "a result without content reaches the message as null, not []",
+        requirements: &[req::RESULT_07],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                let result = first(o, "end", id).and_then(|e| event(o, e)).and_then(|e| e.get("result"));
+                has(o, "execute", id)
+                    && !has(o, "afterToolCall", id)
+                    && result.is_some_and(|r| r.get("content").is_none_or(Json::is_null) && r.get("isError") != Some(&json!(true)))
+                    && message(o, id).is_some_and(|m| m.get("isError") == Some(&json!(false)))
+            })?;
+            let mut m = o.clone();
+            edit_results(&mut m, &id, &|msg| {
+                msg.insert("content".into(), Json::Null);
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "the-terminate-vote-ignored",
+        description: "a batch whose every result voted terminate is followed by another model call",
+        requirements: &[req::TERM_01],
+        apply: |o| {
+            let cs = calls(o);
+            let fits = o.provider_calls == 1
+                && o.end == RunEnd::Resolved
+                && !o.trace.iter().any(|e| matches!(e, TraceEntry::Abort))
+                && !cs.is_empty()
+                && cs.iter().all(|(id, _, stop)| stop == "toolUse" && has(o, "result_end", id));
+            if !fits {
+                return None;
+            }
+            let end = o.trace.iter().rposition(|e| label(e).name == "agent_end")?;
+            let mut roles = vec!["user".to_string(), "assistant".into()];
+            roles.extend(cs.iter().map(|c| format!("toolResult({})", c.0)));
+            let mut m = insert(o, end, TraceEntry::Provider { index: 1, aborted: false, messages: roles });
+            m.provider_calls = 2;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-truncated-turn-executes",
+        description: "a call of a turn that hit the output token limit executes",
+        requirements: &[req::STOP_01],
+        apply: |o| {
+            let (id, _) = call_where(o, |id, _, stop| stop == "length" && has(o, "start", id))?;
+            Some(insert(o, first(o, "start", &id)? + 1, execute(&id, start_args(o, &id)?)))
+        },
+    },
+    Mutant {
+        id: "a-failed-turn-runs-its-calls",
+        description: "the tool calls of a turn that ended with `error` start",
+        requirements: &[req::STOP_02],
+        apply: |o| {
+            let (id, name) = call_where(o, |id, _, stop| matches!(stop, "error" | "aborted") && !has(o, "start", id))?;
+            let i = o.trace.iter().position(|e| label(e).name == "message_end:assistant")?;
+            let start = json!({"type": "tool_execution_start", "toolCallId": id, "toolName": name, "args": {}});
+            Some(insert(o, i + 1, TraceEntry::Event { event: start }))
+        },
+    },
+];

@@ -1,0 +1,273 @@
+//! What the mutants read and edit in an observation: entries by label,
+//! the assistant's calls, a call's result text, and every copy of a call's
+//! toolResult message (events, summaries, resolved messages, bytes).
+
+use super::super::judge::label;
+use super::super::spec::*;
+use serde_json::{json, Map, Value as Json};
+
+pub(super) type Obs = PipelineObservation;
+
+/// Indices of the entries labelled `name` for `call`.
+pub(super) fn at(o: &Obs, name: &str, call: &str) -> Vec<usize> {
+    o.trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            let l = label(e);
+            l.name == name && l.call.as_deref() == Some(call)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+pub(super) fn first(o: &Obs, name: &str, call: &str) -> Option<usize> {
+    at(o, name, call).first().copied()
+}
+
+pub(super) fn has(o: &Obs, name: &str, call: &str) -> bool {
+    first(o, name, call).is_some()
+}
+
+/// The tool calls of the assistant messages: id, tool name, stop reason.
+pub(super) fn calls(o: &Obs) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for e in &o.trace {
+        let TraceEntry::Event { event } = e else {
+            continue;
+        };
+        if event.get("type") != Some(&json!("message_end")) {
+            continue;
+        }
+        let Some(m) = event
+            .get("message")
+            .filter(|m| m.get("role") == Some(&json!("assistant")))
+        else {
+            continue;
+        };
+        let stop = m
+            .get("stopReason")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string();
+        for b in m
+            .get("content")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let s = |k: &str| b.get(k).and_then(Json::as_str).unwrap_or("").to_string();
+            if s("type") == "toolCall" && !out.iter().any(|c| c.0 == s("id")) {
+                out.push((s("id"), s("name"), stop.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The first call `f` accepts (id, name).
+pub(super) fn call_where(
+    o: &Obs,
+    f: impl Fn(&str, &str, &str) -> bool,
+) -> Option<(String, String)> {
+    calls(o)
+        .into_iter()
+        .find(|(id, name, stop)| f(id, name, stop))
+        .map(|(id, name, _)| (id, name))
+}
+
+pub(super) fn message<'a>(o: &'a Obs, call: &str) -> Option<&'a Json> {
+    let i = *at(o, "result_end", call).last()?;
+    match o.trace.get(i)? {
+        TraceEntry::Event { event } => event.get("message"),
+        _ => None,
+    }
+}
+
+pub(super) fn text(o: &Obs, call: &str) -> Option<String> {
+    let t = message(o, call)?.get("content")?.get(0)?.get("text")?;
+    Some(t.as_str()?.to_string())
+}
+
+pub(super) fn event(o: &Obs, i: usize) -> Option<&Json> {
+    match o.trace.get(i)? {
+        TraceEntry::Event { event } => Some(event),
+        _ => None,
+    }
+}
+
+pub(super) fn event_mut(o: &mut Obs, i: usize) -> Option<&mut Map<String, Json>> {
+    match o.trace.get_mut(i)? {
+        TraceEntry::Event { event } => event.as_object_mut(),
+        _ => None,
+    }
+}
+
+pub(super) fn invocation(o: &Obs, name: &str, call: &str) -> Option<Invocation> {
+    match o.trace.get(first(o, name, call)?)? {
+        TraceEntry::Invoke(inv) => Some(inv.clone()),
+        _ => None,
+    }
+}
+
+pub(super) fn start_args(o: &Obs, call: &str) -> Option<Json> {
+    event(o, first(o, "start", call)?)?.get("args").cloned()
+}
+
+pub(super) fn params(o: &Obs, call: &str) -> Option<Json> {
+    match invocation(o, "execute", call)? {
+        Invocation::Execute { params, .. } => Some(params),
+        _ => None,
+    }
+}
+
+pub(super) fn aborted_before(o: &Obs, i: usize) -> bool {
+    o.trace
+        .iter()
+        .take(i)
+        .any(|e| matches!(e, TraceEntry::Abort))
+}
+
+/// Applies `f` to every copy of the call's toolResult message: the
+/// events, the summaries, the resolved messages, the bytes.
+pub(super) fn edit_results(o: &mut Obs, call: &str, f: &dyn Fn(&mut Map<String, Json>)) {
+    let visit = |m: &mut Json| {
+        let mine = m.get("role") == Some(&json!("toolResult"))
+            && m.get("toolCallId") == Some(&json!(call));
+        if let Some(m) = m.as_object_mut().filter(|_| mine) {
+            f(m);
+        }
+    };
+    for e in &mut o.trace {
+        let TraceEntry::Event { event } = e else {
+            continue;
+        };
+        if let Some(m) = event.get_mut("message") {
+            visit(m);
+        }
+        for k in ["toolResults", "messages"] {
+            if let Some(l) = event.get_mut(k).and_then(Json::as_array_mut) {
+                l.iter_mut().for_each(visit);
+            }
+        }
+    }
+    if let Some(l) = &mut o.messages {
+        l.iter_mut().for_each(visit);
+    }
+    for t in o.tool_results.iter_mut().filter(|t| t.tool_call_id == call) {
+        if let Ok(mut v) = serde_json::from_str::<Json>(&t.json) {
+            visit(&mut v);
+            t.json = v.to_string();
+        }
+    }
+}
+
+/// Applies `f` to the call's end event.
+pub(super) fn edit_end(o: &mut Obs, call: &str, f: &dyn Fn(&mut Map<String, Json>)) {
+    for i in at(o, "end", call) {
+        if let Some(e) = event_mut(o, i) {
+            f(e);
+        }
+    }
+}
+
+pub(super) fn put_text(content: Option<&mut Json>, t: &str) {
+    if let Some(b) = content
+        .and_then(|c| c.get_mut(0))
+        .and_then(Json::as_object_mut)
+    {
+        b.insert("text".into(), json!(t));
+    }
+}
+
+/// The call's result text, everywhere it shows.
+pub(super) fn set_text(o: &mut Obs, call: &str, t: &str) {
+    edit_results(o, call, &|m| put_text(m.get_mut("content"), t));
+    edit_end(o, call, &|e| {
+        put_text(e.get_mut("result").and_then(|r| r.get_mut("content")), t)
+    });
+}
+
+pub(super) fn set_is_error(o: &mut Obs, call: &str, b: bool) {
+    edit_results(o, call, &|m| {
+        m.insert("isError".into(), json!(b));
+    });
+    edit_end(o, call, &|e| {
+        e.insert("isError".into(), json!(b));
+    });
+}
+
+/// The first validation failure text rewritten by `f`.
+pub(super) fn validation(o: &Obs, f: fn(&str) -> Option<String>) -> Option<Obs> {
+    let (id, _) = call_where(o, |id, _, _| {
+        text(o, id).is_some_and(|t| t.starts_with("Validation failed for tool "))
+    })?;
+    let new = f(&text(o, &id)?)?;
+    let mut m = o.clone();
+    set_text(&mut m, &id, &new);
+    Some(m)
+}
+
+/// Each `  - path: message` line of a validation text rewritten by `f`.
+pub(super) fn lines(t: &str, f: impl Fn(&str, &str) -> Option<String>) -> Option<String> {
+    let mut changed = false;
+    let out: Vec<String> = t
+        .split('\n')
+        .map(|l| {
+            let new = l
+                .strip_prefix("  - ")
+                .and_then(|r| r.split_once(": "))
+                .and_then(|(p, m)| f(p, m));
+            changed |= new.is_some();
+            new.unwrap_or_else(|| l.to_string())
+        })
+        .collect();
+    changed.then(|| out.join("\n"))
+}
+
+pub(super) fn insert(o: &Obs, i: usize, entry: TraceEntry) -> Obs {
+    let mut m = o.clone();
+    m.trace.insert(i.min(m.trace.len()), entry);
+    m
+}
+
+pub(super) fn execute(call: &str, params: Json) -> TraceEntry {
+    TraceEntry::Invoke(Invocation::Execute {
+        tool_call_id: call.into(),
+        signal: SignalSeen::Live,
+        argc: 4,
+        params,
+    })
+}
+
+/// A call stopped by beforeToolCall: the hook ran, execute did not, and
+/// neither an abort nor validation decided it.
+pub(super) fn blocked(o: &Obs) -> Option<(String, String)> {
+    call_where(o, |id, _, _| {
+        let t = text(o, id).unwrap_or_default();
+        has(o, "beforeToolCall", id)
+            && !has(o, "execute", id)
+            && t != "Operation aborted"
+            && !t.starts_with("Validation failed for tool ")
+    })
+}
+
+/// Whether the calls ran as a parallel batch: one started before the
+/// previous one's last entry.
+pub(super) fn parallel(o: &Obs) -> bool {
+    let started: Vec<String> = calls(o)
+        .into_iter()
+        .map(|c| c.0)
+        .filter(|c| has(o, "start", c))
+        .collect();
+    started.windows(2).any(|w| match (w.first(), w.get(1)) {
+        (Some(p), Some(n)) => {
+            let last = o
+                .trace
+                .iter()
+                .rposition(|e| label(e).call.as_deref() == Some(p.as_str()));
+            first(o, "start", n) < last
+        }
+        _ => false,
+    })
+}
