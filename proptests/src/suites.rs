@@ -11,6 +11,7 @@ use crate::plan::Plan;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use serde_json::Value as Json;
+use toolgate_contract::pipeline::file_queue::FileQueueScenario;
 use toolgate_contract::pipeline::spec::PipelineScenario;
 use toolgate_contract::portable::generate::scenario_from_bytes;
 use toolgate_contract::portable::PortableScenario;
@@ -34,6 +35,16 @@ pub fn pipeline() -> impl Strategy<Value = PipelineScenario> {
         .prop_map(|b| toolgate_contract::pipeline::generate::scenario_from_bytes(&b))
 }
 
+/// The bytes one file-queue scenario is built from (a full tree, two
+/// environments and ten steps).
+pub const FILE_QUEUE_BYTES: usize = 160;
+
+/// File-queue scenarios of the `pipeline` suite (`PIPE-QUEUE-*`).
+pub fn file_queue() -> impl Strategy<Value = FileQueueScenario> {
+    proptest::collection::vec(any::<u8>(), 0..=FILE_QUEUE_BYTES)
+        .prop_map(|b| toolgate_contract::pipeline::file_queue::generate::scenario_from_bytes(&b))
+}
+
 /// The scenarios of suite `id` as JSON, when it has a generator.
 pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
     match id {
@@ -47,10 +58,13 @@ pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
                 .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
                 .boxed(),
         ),
+        // one generated pipeline case in ten is a file-queue run
         "pipeline" => Some(
-            pipeline()
-                .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
-                .boxed(),
+            prop_oneof![
+                9 => pipeline().prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null)),
+                1 => file_queue().prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null)),
+            ]
+            .boxed(),
         ),
         _ => None,
     }

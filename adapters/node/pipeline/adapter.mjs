@@ -7,7 +7,9 @@
 // `--pi` picks the install (load.mjs: `0.85`, `1.6`, or a folder whose
 // node_modules holds pi-agent-core, pi-ai and typebox). Each `run` of suite
 // `pipeline` is one scenario run by the harness (observe.mjs
-// `observePipeline`) and answered with its observation; `--settle-ms` is the
+// `observePipeline`, or file-queue.mjs `observeFileQueue` for a
+// `{"fileQueue": …}` scenario) and answered with its observation; a case
+// needing a capability the install lacks is answered `skipped`. `--settle-ms` is the
 // harness's window after which a run that has not ended is recorded as
 // pending (default 1000, keep it below the runner's --timeout). `--mutant`
 // applies one deliberate breakage of mutants.json (mutants.mjs) and says so
@@ -20,14 +22,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { INSTALLS, loadPi } from './load.mjs';
-import { observePipeline } from './observe.mjs';
+import { LOOP_CAPABILITIES, capabilitiesOf, missingCapabilities, observeScenario } from './observe.mjs';
 import { IMPLEMENTED, applyMutant } from './mutants.mjs';
 
 const PACKAGE = '@earendil-works/pi-agent-core';
 const SUITE = 'pipeline';
-// pi runs every feature a scenario may use (SuiteDef::capability_names of
-// the pipeline suite); a version that ignores one fails its cases instead
-const CAPABILITIES = ['steering', 'followUp', 'stopAfterTurn'];
+// pi runs every feature of the loop a scenario may use (SuiteDef::
+// capability_names of the pipeline suite; a version that ignores one fails
+// its cases instead), plus `fileQueue` when the install has pi-coding-agent's
+// queue and `harnessQueue` when it has pi-agent-core 0.85's harness queue
+// (observe.mjs capabilitiesOf)
 const LOG = 'toolgate pipeline adapter';
 
 const protocolOut = process.stdout.write.bind(process.stdout);
@@ -123,9 +127,16 @@ async function run(request) {
     reply({ seq, error: { message: `case ${c.id}: the scenario is not an object` } });
     return;
   }
+  const missing = missingCapabilities(pi, c.scenario);
+  if (missing.length > 0) {
+    // The runner does not send a case needing a capability the hello does
+    // not announce; if one comes, it is what the runner reports for it.
+    reply({ seq, skipped: { reason: `needs capability ${missing.join(', ')} (pi-agent-core ${pi.version} here)` } });
+    return;
+  }
   let observation;
   try {
-    observation = await observePipeline(pi, c.scenario, { settleMs: options.settleMs });
+    observation = await observeScenario(pi, c.scenario, { settleMs: options.settleMs });
   } catch (error) {
     reply({ seq, error: { message: `case ${c.id}: the harness refused the scenario: ${messageOf(error)}` } });
     log(`case ${c.id}: ${error?.stack ?? error}`);
@@ -141,7 +152,7 @@ async function handle(request) {
   }
   switch (request.cmd) {
     case 'start':
-      reply({ protocol: 1, implementation: identity(), suites: [SUITE], capabilities: CAPABILITIES });
+      reply({ protocol: 1, implementation: identity(), suites: [SUITE], capabilities: pi ? capabilitiesOf(pi) : LOOP_CAPABILITIES });
       return;
     case 'run':
       if (!isSeq(request.seq)) {

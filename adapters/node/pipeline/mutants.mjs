@@ -5,12 +5,20 @@
 // tools (context.tools), the config's hooks, the `emit` sink, the scripted
 // `streamFn`, and the loop's promise. pi's own code is never copied or
 // patched: a mutant only changes what pi is given or what comes out of it.
+// The `queue-*` mutants replace pi-coding-agent's `withFileMutationQueue`
+// that `observeFileQueue` drives (file-queue.mjs) with a wrapper around the
+// loaded function (a throwing operation keeping the lock), or with a
+// deliberately broken queue of their own (`brokenQueue`: a key without
+// realpath or without its fallback, LIFO waiters), shaped and timed like
+// pi's; the file on disk is never touched.
 //
 //   import { applyMutant } from './mutants.mjs';
 //   const broken = applyMutant(await loadPi('0.85'), 'updates-dropped');
 //   await observePipeline(broken, scenario);
 
 import fs from 'node:fs';
+import path from 'node:path';
+import { realpath } from 'node:fs/promises';
 
 /** The mutants as data: `[{id, description, requirements}]`. */
 export const MUTANTS = JSON.parse(fs.readFileSync(new URL('./mutants.json', import.meta.url), 'utf8'));
@@ -109,11 +117,59 @@ function pushRewritten(stream, map) {
   return stream;
 }
 
+/** pi-coding-agent's key: `realpath(path.resolve(p))`, the resolved path on ENOENT/ENOTDIR. */
+async function codingAgentKey(filePath) {
+  const resolved = path.resolve(filePath);
+  try {
+    return await realpath(resolved);
+  } catch (error) {
+    if (error?.code === 'ENOENT' || error?.code === 'ENOTDIR') return resolved;
+    throw error;
+  }
+}
+
+/**
+ * A per-file queue shaped like pi-coding-agent's `withFileMutationQueue`
+ * (keys computed one registration at a time, one holder per key, the key
+ * dropped when its last operation ends), broken on purpose: `keyOf(path)`
+ * makes the key, and with `lifo` the most recent waiter goes next.
+ */
+export function brokenQueue({ keyOf = codingAgentKey, lifo = false } = {}) {
+  const lines = new Map(); // key → waiters (resume functions); present while the key is held
+  let registration = Promise.resolve();
+  const handOn = (key) => {
+    const waiting = lines.get(key);
+    const next = lifo ? waiting.pop() : waiting.shift();
+    // one job later, as pi's chained promise hands on: the ended
+    // operation's caller hears of it before the next one starts
+    if (next) queueMicrotask(next);
+    else lines.delete(key);
+  };
+  return async function withFileMutationQueue(filePath, fn) {
+    const keyed = registration.then(() => keyOf(filePath));
+    registration = keyed.then(
+      () => undefined,
+      () => undefined,
+    );
+    const key = await keyed;
+    if (lines.has(key)) await new Promise((resume) => lines.get(key).push(resume));
+    else lines.set(key, []);
+    try {
+      return await fn();
+    } finally {
+      handOn(key);
+    }
+  };
+}
+
+const never = () => new Promise(() => {});
+
 /**
  * Implementations by id. Each may have:
  *   tools(tools, state) → the tools pi gets;  config(config, state) → the config (a copy; may be changed);
  *   emit(emit, state) → the sink pi gets;     streamFn(streamFn, state) → the model pi gets;
- *   outcome(promise, state) → what runAgentLoop returns.
+ *   outcome(promise, state) → what runAgentLoop returns;
+ *   fileQueue(withFileMutationQueue) → the coding-agent queue observeFileQueue drives.
  * `state` is per run: `{ tools }` (the tools pi got) plus whatever a mutant keeps.
  */
 const IMPLEMENTATIONS = {
@@ -393,6 +449,50 @@ const IMPLEMENTATIONS = {
     ),
   },
 
+  'queue-key-without-realpath': {
+    // keyed by path.resolve only: a symlink, a symlinked directory or a
+    // removed-and-missing file no longer meet their target's key
+    fileQueue: () => brokenQueue({ keyOf: (filePath) => path.resolve(filePath) }),
+  },
+
+  'queue-lifo': {
+    fileQueue: () => brokenQueue({ lifo: true }),
+  },
+
+  'queue-missing-file-rejects': {
+    // the key is realpath's answer or nothing: no fallback to the resolved path
+    fileQueue: () => brokenQueue({ keyOf: (filePath) => realpath(path.resolve(filePath)) }),
+  },
+
+  'queue-reject-keeps-lock': {
+    // a throwing operation's error reaches its caller, but pi's queue is
+    // never told the operation ended: the key stays held
+    fileQueue: (queue) =>
+      function withFileMutationQueue(filePath, fn) {
+        return new Promise((resolve, reject) => {
+          queue(filePath, () => {
+            let result;
+            try {
+              result = fn();
+            } catch (error) {
+              reject(error);
+              return never();
+            }
+            return Promise.resolve(result).then(
+              (value) => {
+                resolve(value);
+                return value;
+              },
+              (error) => {
+                reject(error);
+                return never();
+              },
+            );
+          }).catch(reject);
+        });
+      },
+  },
+
   'provider-signal-dropped': {
     streamFn: (streamFn) => (model, context, options, ...rest) =>
       streamFn(model, context, options && typeof options === 'object' ? { ...options, signal: undefined } : options, ...rest),
@@ -404,7 +504,8 @@ export const IMPLEMENTED = Object.keys(IMPLEMENTATIONS);
 
 /**
  * `pi` (load.mjs `loadPi`) with mutant `id` applied: a copy whose
- * `runAgentLoop` hands pi the mutated tools, config, sink and model.
+ * `runAgentLoop` hands pi the mutated tools, config, sink and model, and
+ * whose `fileQueues.codingAgent` is the mutated queue.
  * `implementation` (tests only) replaces the registered one.
  */
 export function applyMutant(pi, id, implementation = IMPLEMENTATIONS[id]) {
@@ -412,9 +513,14 @@ export function applyMutant(pi, id, implementation = IMPLEMENTATIONS[id]) {
     throw new Error(`unknown mutant ${JSON.stringify(id)} (known: ${IMPLEMENTED.join(', ')})`);
   }
   const m = implementation;
+  const fileQueues =
+    m.fileQueue && typeof pi.fileQueues?.codingAgent === 'function'
+      ? { ...pi.fileQueues, codingAgent: m.fileQueue(pi.fileQueues.codingAgent) }
+      : pi.fileQueues;
   return {
     ...pi,
     mutant: id,
+    fileQueues,
     runAgentLoop(prompts, context, config, emit, signal, streamFn) {
       const state = { transcript: new Map() };
       let ctx = context;

@@ -10,11 +10,42 @@
 // messages (config.steering / config.followUp → getSteeringMessages /
 // getFollowUpMessages) and 0.85's shouldStopAfterTurn (config.stopAfterTurn),
 // each call recorded; triggers may make the event sink reject.
+// `observeScenario` runs either kind of pipeline scenario: a file-queue one
+// (`{"fileQueue": …}`, file-queue.mjs) or an agent-loop one.
 
 import { typeboxOf } from './typebox.mjs';
 import { encode, errorOf, masked, materialize } from './values.mjs';
 import { latchSet, runScript } from './scripts.mjs';
 import { MODEL, assistantMessage } from '../runtimes/pi-scripted-model.mjs';
+import { fileQueueCapabilities, fileQueueNeeds, isFileQueueScenario, observeFileQueue } from './file-queue.mjs';
+
+/** The optional features of pi's loop every install here runs (the pipeline suite's capability names). */
+export const LOOP_CAPABILITIES = ['steering', 'followUp', 'stopAfterTurn'];
+
+/** The capabilities `pi` (load.mjs `loadPi`) has: the loop's, then `fileQueue` and `harnessQueue` where it has those queues. */
+export function capabilitiesOf(pi) {
+  return [...LOOP_CAPABILITIES, ...fileQueueCapabilities(pi?.fileQueues)];
+}
+
+/**
+ * The capabilities `scenario` needs that `pi` lacks (as the pipeline suite
+ * derives them: a file-queue scenario needs `fileQueue`, and `harnessQueue`
+ * when it names a `harness:` queue; every install runs the loop's).
+ */
+export function missingCapabilities(pi, scenario) {
+  if (!isFileQueueScenario(scenario)) return [];
+  const have = capabilitiesOf(pi);
+  return fileQueueNeeds(scenario).filter((c) => !have.includes(c));
+}
+
+/**
+ * Any pipeline scenario: a file-queue one (`{"fileQueue": …}`) by
+ * `observeFileQueue` on `pi.fileQueues`, any other by `observePipeline`.
+ */
+export function observeScenario(pi, scenario, options = {}) {
+  if (isFileQueueScenario(scenario)) return observeFileQueue(pi.fileQueues, scenario);
+  return observePipeline(pi, scenario, options);
+}
 
 function blockOf(block) {
   if (Object.hasOwn(block, 'text')) return { type: 'text', text: block.text };

@@ -19,6 +19,14 @@
 // plain argument is recorded to stdout as
 // `{"suite","package","version","observations":[{"id","observation"}…]}`.
 //
+// A case needing a capability the install lacks (a file-queue case naming a
+// `harness:` queue needs `harnessQueue`, which only pi-agent-core 0.85.0
+// has) is not run, as the adapter would not be sent it: it is listed on
+// stderr as skipped, has no entry in a baseline written on that install
+// (--write drops a stored one), and --check does not ask for one (it
+// reports a stored entry for it as differing). With the cases' `expect`,
+// such a case keeps its stored expectation.
+//
 // Options: --pi 0.85|1.6|<folder with node_modules> (default 0.85);
 // --settle-ms N (the pending window, default 1000); --only id[,id…] (case
 // ids `group/name`, or scenario ids).
@@ -27,7 +35,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadPi } from './load.mjs';
-import { observePipeline } from './observe.mjs';
+import { missingCapabilities, observeScenario } from './observe.mjs';
+import { isFileQueueScenario } from './file-queue.mjs';
 import { layout, layoutCaseFile } from './format.mjs';
 
 export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
@@ -35,7 +44,10 @@ export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
   const observations = [];
   for (const scenario of scenarios) {
     if (only && !only.includes(scenario.id)) continue;
-    observations.push({ id: scenario.id, observation: await observePipeline(pi, scenario, { settleMs }) });
+    // a file-queue scenario has only its fileQueue key besides id and description
+    const run = isFileQueueScenario(scenario) ? { fileQueue: scenario.fileQueue } : scenario;
+    if (missingCapabilities(pi, run).length > 0) continue;
+    observations.push({ id: scenario.id, observation: await observeScenario(pi, run, { settleMs }) });
   }
   return { suite: 'pipeline', package: '@earendil-works/pi-agent-core', version: pi.version, observations };
 }
@@ -62,12 +74,21 @@ export function casesOf(loaded) {
   return out;
 }
 
-/** Runs the cases' scenarios: `Map(id → observation)`, in case order. */
-export async function recordCases(pi, cases, { settleMs = 1000, only } = {}) {
+/**
+ * Runs the cases' scenarios: `Map(id → observation)`, in case order. A case
+ * needing capabilities `pi` lacks is not run: `skipped` (when given) gets
+ * `id → [capability…]` for it.
+ */
+export async function recordCases(pi, cases, { settleMs = 1000, only, skipped } = {}) {
   const observed = new Map();
   for (const { id, case: c } of cases) {
     if (only && !only.includes(id)) continue;
-    observed.set(id, await observePipeline(pi, c.scenario, { settleMs }));
+    const missing = missingCapabilities(pi, c.scenario);
+    if (missing.length > 0) {
+      skipped?.set(id, missing);
+      continue;
+    }
+    observed.set(id, await observeScenario(pi, c.scenario, { settleMs }));
   }
   return observed;
 }
@@ -111,8 +132,12 @@ async function main(argv) {
   const loaded = loadCaseFiles(cases);
   const all = casesOf(loaded);
   const started = Date.now();
-  const observed = await recordCases(pi, all, { settleMs, only });
-  const took = `${observed.size} cases on pi ${pi.version} in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const skipped = new Map();
+  const observed = await recordCases(pi, all, { settleMs, only, skipped });
+  const took =
+    `${observed.size} cases on pi ${pi.version} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+    (skipped.size > 0 ? ` (${skipped.size} skipped)` : '');
+  for (const [id, missing] of skipped) process.stderr.write(`skipped ${id}: needs capability ${missing.join(', ')}\n`);
 
   if (mode === 'print') {
     process.stdout.write(`${layout(Object.fromEntries(observed), 3)}\n`);
@@ -126,6 +151,8 @@ async function main(argv) {
 
   if (mode === 'check') {
     const differing = [...observed].filter(([id, o]) => !Object.hasOwn(stored, id) || !isDeepStrictEqual(stored[id], o));
+    // a baseline holds nothing for a case this install cannot run
+    if (baseline) for (const id of skipped.keys()) if (Object.hasOwn(stored, id)) differing.push([id]);
     for (const [id] of differing) process.stdout.write(`${id}\n`);
     process.stderr.write(`${took}: ${differing.length} differ from ${baseline ?? 'the stored expectations'}\n`);
     process.exit(differing.length ? 1 : 0);
@@ -138,7 +165,7 @@ async function main(argv) {
     // every case in corpus order; a case not recorded now keeps its stored value
     for (const { id } of all) {
       if (observed.has(id)) map[id] = observed.get(id);
-      else if (Object.hasOwn(stored, id)) map[id] = stored[id];
+      else if (!skipped.has(id) && Object.hasOwn(stored, id)) map[id] = stored[id];
     }
     // entries of other groups (files not read) are kept after them; those
     // of a group read whose case is gone are dropped

@@ -3,7 +3,11 @@
 // (corpus/schema/pipeline-scenario.schema.json for every scenario,
 // corpus/schema/pipeline-observation.schema.json for every observation),
 // with Ajv's draft 2020-12 build from the toolgate-wall runtime folder
-// (imported by path, not installed here).
+// (imported by path, not installed here). A file-queue scenario
+// (`{"fileQueue": …}`) is also checked as its harness checks it before a run
+// (file-queue.mjs checkFileQueueScenario: op ids unique, each released at
+// most once and after its register, harness queues naming an env of envs),
+// as if the install had both queues.
 //
 //   node validate.mjs cases <dir|file>…         case files (corpus/cases/pipeline/): the file's
 //                                               fields, unique case names, each scenario and expect
@@ -15,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { checkFileQueueScenario, isFileQueueScenario } from './file-queue.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const schemaDir = path.resolve(here, '../../../corpus/schema');
@@ -41,6 +46,22 @@ function validators() {
 function schemaErrors(validate, value, at) {
   if (validate(value)) return [];
   return validate.errors.map((e) => `${at}: ${e.instancePath} ${e.message}`);
+}
+
+// Both queues, as far as the checks are concerned.
+const BOTH_QUEUES = { codingAgent() {}, harness() {}, NodeExecutionEnv: class {} };
+
+/** The schema's errors of a scenario and, for a valid file-queue scenario, its harness's refusal. */
+function scenarioErrors(validate, value, at) {
+  const errors = schemaErrors(validate, value, at);
+  if (errors.length === 0 && isFileQueueScenario(value)) {
+    try {
+      checkFileQueueScenario(value, BOTH_QUEUES);
+    } catch (error) {
+      errors.push(`${at}: ${error.message}`);
+    }
+  }
+  return errors;
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -77,7 +98,7 @@ export function checkCaseFile(doc, fileName) {
       errors.push(`${id}: requirements must be PIPE-<AREA>-<nn> ids`);
     }
     if (!Object.hasOwn(c ?? {}, 'scenario')) errors.push(`${id}: no scenario`);
-    else errors.push(...schemaErrors(scenario, c.scenario, `${id} scenario`));
+    else errors.push(...scenarioErrors(scenario, c.scenario, `${id} scenario`));
     if (Object.hasOwn(c ?? {}, 'expect')) errors.push(...schemaErrors(observation, c.expect, `${id} expect`));
   });
   return errors;
@@ -92,7 +113,7 @@ export function checkScenarioFile(doc) {
   for (const s of doc?.scenarios ?? []) {
     if (ids.has(s.id)) errors.push(`${s.id}: duplicate id`);
     ids.add(s.id);
-    errors.push(...schemaErrors(scenario, s, s.id));
+    errors.push(...scenarioErrors(scenario, isFileQueueScenario(s) ? { fileQueue: s.fileQueue } : s, s.id));
   }
   return errors;
 }

@@ -22,27 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 mod entries;
 mod transcript;
 
-/// The requirements no predicate here names yet (SPEC.md says "not yet
-/// checked"): the examples cannot show them, or they show only as another
-/// requirement's difference.
-pub const NOT_CHECKED: &[&str] = &[
-    req::ORDER_09,
-    req::ORDER_10,
-    req::RESULT_08,
-    req::TERM_03,
-    req::STOP_03,
-    req::QUEUE_01,
-    req::QUEUE_02,
-    req::QUEUE_03,
-    req::QUEUE_04,
-];
-
-/// Every requirement a predicate here can name.
+/// Every requirement a predicate names: all of the suite's, the file
+/// queue's (`PIPE-QUEUE-*`) by `file_queue::judge`, the others here.
 pub fn checked() -> impl Iterator<Item = &'static str> {
-    req::ALL
-        .iter()
-        .map(|(id, _)| *id)
-        .filter(|id| !NOT_CHECKED.contains(id))
+    req::ALL.iter().map(|(id, _)| *id)
 }
 
 /// The violations of `actual` against `expected`, the reference's
@@ -255,6 +238,25 @@ impl<'a> View<'a> {
         self.entries().any(|(i, l, _)| l.name == "abort" && i < end)
     }
 
+    /// Whether the run ended because the turn-stop hook said so: its call
+    /// is the entry right before `agent_end`.
+    fn stopped_by_the_turn_hook(&self) -> bool {
+        let labels: Vec<&Label> = self.entries().map(|(_, l, _)| l).collect();
+        labels
+            .windows(2)
+            .any(|w| matches!(w, [x, y] if stop_hook(x) && y.name == "agent_end"))
+    }
+
+    /// Whether messages were queued into the run: a user message after
+    /// the first model call (steering or follow-up).
+    fn queued_messages(&self) -> bool {
+        let first = self
+            .entries()
+            .position(|(_, l, _)| l.name.starts_with("provider:"));
+        self.entries()
+            .any(|(i, l, _)| l.name == "message_end:user" && first.is_some_and(|f| i > f))
+    }
+
     fn signal_of(&self, name: &str, call: &str) -> Option<SignalSeen> {
         match self.invoke(name, call)? {
             Invocation::BeforeToolCall { signal, .. }
@@ -300,11 +302,15 @@ struct Call<'a> {
     tool: Option<&'a ToolSpec>,
     args_error: bool,
     kind: Kind,
+    /// The model turn (from 0) whose assistant message holds the call.
+    turn: usize,
 }
 
 fn calls<'a>(scenario: &'a PipelineScenario, e: &View<'_>) -> Vec<Call<'a>> {
     let mut out = Vec::new();
-    for turn in &scenario.model {
+    // only the turns the model answered: a later turn's calls never existed
+    let answered = usize::try_from(e.obs.provider_calls).unwrap_or(usize::MAX);
+    for (n, turn) in scenario.model.iter().enumerate().take(answered) {
         let stop = turn.stop_reason.unwrap_or(StopReason::ToolUse);
         for block in &turn.content {
             let Block::ToolCall(tc) = block else { continue };
@@ -338,6 +344,7 @@ fn calls<'a>(scenario: &'a PipelineScenario, e: &View<'_>) -> Vec<Call<'a>> {
                 tool,
                 args_error: tc.arguments_error.is_some(),
                 kind,
+                turn: n,
             });
         }
     }
@@ -357,6 +364,34 @@ fn throws(body: Option<&Body>, call: &str) -> bool {
         script(body, call).and_then(|s| s.then.as_ref()),
         Some(Outcome::Throw(_))
     )
+}
+
+/// What `String(e)` gives for a thrown value, where the scenario says it
+/// (`None`: an object, whose text the judge does not model).
+fn thrown_text(t: &Thrown) -> Option<String> {
+    match t {
+        Thrown::Error { error, .. } => Some(error.clone()),
+        Thrown::Value { value } => match value {
+            Json::String(s) => Some(s.clone()),
+            Json::Number(n) => Some(n.to_string()),
+            Json::Bool(b) => Some(b.to_string()),
+            Json::Null => Some("null".into()),
+            v if same(v, &serde_json::json!({"$": "undefined"})) => Some("undefined".into()),
+            _ => None,
+        },
+    }
+}
+
+/// Whether a run that ended `end` was rejected by an event listener: a
+/// `reject` trigger of the scenario threw what the run rejected with.
+pub(super) fn rejected_by_a_listener(s: &PipelineScenario, end: &RunEnd) -> bool {
+    let RunEnd::Rejected { message, .. } = end else {
+        return false;
+    };
+    s.triggers.iter().flat_map(|t| &t.actions).any(|a| match a {
+        Action::Reject(t) => thrown_text(t).is_none_or(|m| m == *message),
+        _ => false,
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -520,8 +555,13 @@ impl<'a> Judging<'a> {
                 _ => false,
             })
         });
+        // pi 0.85 lets an awaited listener's rejection end the run
+        // (PIPE-ORDER-09, against the seed's "does not escape"): a run that
+        // goes on, or ends otherwise, breaks that, not the event order
         let id = if undefined {
             req::RESULT_04
+        } else if rejected_by_a_listener(self.s, e) {
+            req::ORDER_09
         } else {
             req::ORDER_01
         };
@@ -581,6 +621,12 @@ impl<'a> Judging<'a> {
                 None if l.name == "abort" || l.name.starts_with("release:") => {
                     loose.push(format!("{l}: {n} expected, got {m}"))
                 }
+                // the turn-stop hook asked more or less often (1.6 never
+                // asks it): PIPE-STOP-03, whatever the model calls did
+                None if stop_hook(l) => self.name(
+                    &[req::STOP_03],
+                    format!("{n} {l} call(s) expected, got {m}"),
+                ),
                 // another model turn: the provider-call predicate's
                 None if providers_differ && !self.ends_differ => {}
                 None => self.name(
@@ -615,6 +661,13 @@ impl<'a> Judging<'a> {
             let ids: Vec<&str> = match (kind, tok.as_str()) {
                 (Kind::Cut, _) => vec![req::ABORT_03],
                 (Kind::NotRun, _) => vec![req::STOP_02],
+                // pi rejects before the message when a listener rejects on
+                // the call's events: no result (PIPE-ORDER-09)
+                (_, "result_start" | "result_end")
+                    if *n == 0 && rejected_by_a_listener(self.s, &self.e.obs.end) =>
+                {
+                    vec![req::ORDER_09]
+                }
                 (_, "result_start" | "result_end") => vec![req::RESULT_01],
                 (_, "start") => vec![req::ORDER_03],
                 (_, "end") => vec![req::ORDER_01],
@@ -727,6 +780,31 @@ impl<'a> Judging<'a> {
         if es == as_ {
             return;
         }
+        // the turn-stop hook is asked after turn_end (PIPE-STOP-03; 1.6's
+        // finishTurn comes before it): each call's turn, counted in the
+        // turn_end events before it
+        let asked = |seq: &[Label]| -> Vec<(Label, usize)> {
+            let mut turns = 0;
+            let mut out = Vec::new();
+            for l in seq {
+                if l.name == "turn_end" {
+                    turns += 1;
+                } else if stop_hook(l) {
+                    out.push((l.clone(), turns));
+                }
+            }
+            out
+        };
+        if asked(&es) != asked(&as_) {
+            self.name(
+                &[req::STOP_03],
+                format!(
+                    "shouldStopAfterTurn asked after {:?} turn_end(s), expected {:?}",
+                    asked(&as_).iter().map(|x| x.1).collect::<Vec<_>>(),
+                    asked(&es).iter().map(|x| x.1).collect::<Vec<_>>()
+                ),
+            );
+        }
         let (em, am) = (self.mode(&self.e), self.mode(&self.a));
         if let (Some(x), Some(y)) = (em, am) {
             if x != y {
@@ -775,10 +853,15 @@ impl<'a> Judging<'a> {
                 _ => req::ORDER_05,
             };
             self.name(&[id], format!("{y} came where {x} was expected"));
-        } else if let Some((x, y)) = first(&|_| true) {
+        } else if let Some((x, y)) = first(&|l| !stop_hook(l)) {
             self.name(&[req::ORDER_01], format!("{y} came where {x} was expected"));
         }
     }
+}
+
+/// A call of `config.shouldStopAfterTurn`.
+fn stop_hook(l: &Label) -> bool {
+    l.name.starts_with("shouldStopAfterTurn:")
 }
 
 fn describe(end: &RunEnd) -> String {

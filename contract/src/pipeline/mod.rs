@@ -4,6 +4,7 @@
 //! `validateToolArguments`, and [`reference`] the loop itself, run in a
 //! model of the Node harness, giving the harness's observation.
 
+pub mod file_queue;
 #[cfg(feature = "fuzzing")]
 pub mod generate;
 pub mod judge;

@@ -4,11 +4,15 @@
 //! lost or sent twice, a refused call run anyway, a hook run after a
 //! block, the seed's wording instead of pi's, the terminate vote
 //! ignored...), and names the requirements the judge must name for it.
-//! A mutant reads only the observation: it fits where the observation
-//! shows what it breaks (`None` elsewhere), so it applies to any recorded
-//! or generated scenario. `edit` holds what they read and edit.
+//! A mutant reads the observation: it fits where the observation shows
+//! what it breaks (`None` elsewhere), so it applies to any recorded or
+//! generated scenario. A few also read the scenario, where only the
+//! scenario says what a function was given back (a hook's `null` patch
+//! field, the `args` a hook returned, a listener that rejects): a broken
+//! implementation runs the scenario too. `edit` holds what they read and
+//! edit.
 
-use super::judge::label;
+use super::judge::{label, rejected_by_a_listener};
 use super::requirements as req;
 use super::spec::*;
 use serde_json::{json, Map, Value as Json};
@@ -19,8 +23,9 @@ pub struct Mutant {
     pub description: &'static str,
     /// The judge must name every one of these wherever the mutant fits.
     pub requirements: &'static [&'static str],
-    /// The broken observation, or `None` when it does not fit.
-    pub apply: fn(&PipelineObservation) -> Option<PipelineObservation>,
+    /// The broken observation of the scenario, or `None` when it does not
+    /// fit.
+    pub apply: fn(&PipelineScenario, &PipelineObservation) -> Option<PipelineObservation>,
 }
 
 mod edit;
@@ -32,11 +37,15 @@ impl Mutant {
     /// not where a tool turn repeats a call id (a mutant edits a call by
     /// its id, so which call it broke would be ambiguous), nor where it
     /// happens to change nothing.
-    pub fn fit(&self, o: &PipelineObservation) -> Option<PipelineObservation> {
+    pub fn fit(
+        &self,
+        s: &PipelineScenario,
+        o: &PipelineObservation,
+    ) -> Option<PipelineObservation> {
         if repeats_a_call_id(o) {
             return None;
         }
-        let broken = (self.apply)(o)?;
+        let broken = (self.apply)(s, o)?;
         (serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok()).then_some(broken)
     }
 }
@@ -67,7 +76,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-result-message-lost",
         description: "the last call's toolResult message is never emitted",
         requirements: &[req::RESULT_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = calls(o).into_iter().rev().find(|c| has(o, "result_end", &c.0)).map(|c| (c.0, c.1))?;
             let mut m = o.clone();
             m.trace.retain(|e| {
@@ -82,7 +91,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-result-message-twice",
         description: "the first call's toolResult message is emitted twice",
         requirements: &[req::RESULT_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "result_end", id))?;
             let mut m = o.clone();
             let (s, e) = (first(o, "result_start", &id)?, first(o, "result_end", &id)?);
@@ -99,7 +108,7 @@ pub const ALL: &[Mutant] = &[
         id: "ends-swapped",
         description: "in a parallel batch, two executed calls' end events trade places",
         requirements: &[req::ORDER_05],
-        apply: |o| {
+        apply: |_, o| {
             if !parallel(o) {
                 return None;
             }
@@ -114,7 +123,7 @@ pub const ALL: &[Mutant] = &[
         id: "unknown-tool-in-the-helper-wording",
         description: "an unknown tool's text quotes its name, as pi-ai's validateToolCall does",
         requirements: &[req::LOOKUP_01, req::LOOKUP_03],
-        apply: |o| {
+        apply: |_, o| {
             let (id, name) = call_where(o, |id, name, _| text(o, id) == Some(format!("Tool {name} not found")))?;
             let mut m = o.clone();
             set_text(&mut m, &id, &format!("Tool \"{name}\" not found"));
@@ -125,7 +134,7 @@ pub const ALL: &[Mutant] = &[
         id: "an-unknown-tool-runs-the-hook",
         description: "beforeToolCall is called for a call naming no tool",
         requirements: &[req::LOOKUP_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, name) = call_where(o, |id, name, _| {
                 text(o, id) == Some(format!("Tool {name} not found")) && !has(o, "beforeToolCall", id)
             })?;
@@ -144,7 +153,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-throw-reads-as-success",
         description: "a tool that threw gets a result with isError false",
         requirements: &[req::RESULT_02],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 has(o, "execute", id)
                     && !has(o, "afterToolCall", id)
@@ -159,7 +168,7 @@ pub const ALL: &[Mutant] = &[
         id: "validation-in-the-seed-wording",
         description: "a missing property reads `Expected required property`, the seed's example, not TypeBox's message",
         requirements: &[req::VAL_04],
-        apply: |o| {
+        apply: |_, o| {
             validation(o, |t| {
                 lines(t, |p, m| m.starts_with("must have required properties").then(|| format!("  - {p}: Expected required property")))
             })
@@ -169,13 +178,13 @@ pub const ALL: &[Mutant] = &[
         id: "validation-paths-as-pointers",
         description: "validation paths are written as JSON Pointers (`/edits/0`) instead of dotted",
         requirements: &[req::VAL_03],
-        apply: |o| validation(o, |t| lines(t, |p, m| Some(format!("  - /{}: {m}", p.replace('.', "/"))))),
+        apply: |_, o| validation(o, |t| lines(t, |p, m| Some(format!("  - /{}: {m}", p.replace('.', "/"))))),
     },
     Mutant {
         id: "received-arguments-changed",
         description: "`Received arguments` prints something else than the arguments validated",
         requirements: &[req::VAL_05],
-        apply: |o| {
+        apply: |_, o| {
             validation(o, |t| {
                 let (head, received) = t.split_once("\n\nReceived arguments:\n")?;
                 (received != "{}").then(|| format!("{head}\n\nReceived arguments:\n{{}}"))
@@ -186,13 +195,13 @@ pub const ALL: &[Mutant] = &[
         id: "a-non-object-root-in-other-words",
         description: "arguments that are not an object fail with another message than `root: must be object`",
         requirements: &[req::VAL_09],
-        apply: |o| validation(o, |t| lines(t, |p, m| (p == "root" && m == "must be object").then(|| "  - root: expected object".into()))),
+        apply: |_, o| validation(o, |t| lines(t, |p, m| (p == "root" && m == "must be object").then(|| "  - root: expected object".into()))),
     },
     Mutant {
         id: "refused-arguments-run",
         description: "execute runs for a call whose arguments failed validation",
         requirements: &[req::VAL_02],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 !has(o, "execute", id) && text(o, id).is_some_and(|t| t.starts_with("Validation failed for tool "))
             })?;
@@ -203,7 +212,7 @@ pub const ALL: &[Mutant] = &[
         id: "prepare-called-twice",
         description: "prepareArguments is called twice for one call",
         requirements: &[req::PREP_01],
-        apply: |o| {
+        apply: |_, o| {
             let i = o.trace.iter().position(|e| matches!(e, TraceEntry::Invoke(Invocation::PrepareArguments { .. })))?;
             Some(insert(o, i + 1, o.trace.get(i)?.clone()))
         },
@@ -212,7 +221,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-prepare-failure-in-other-words",
         description: "a prepareArguments throw gives another text than its message",
         requirements: &[req::PREP_04],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let t = text(o, id).unwrap_or_default();
                 has(o, "prepareArguments", id)
@@ -230,7 +239,7 @@ pub const ALL: &[Mutant] = &[
         id: "start-event-with-validated-arguments",
         description: "the start event carries the arguments execute received, not the raw ones",
         requirements: &[req::PREP_02],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| params(o, id).zip(start_args(o, id)).is_some_and(|(p, s)| p != s))?;
             let mut m = o.clone();
             let p = params(o, &id)?;
@@ -242,7 +251,7 @@ pub const ALL: &[Mutant] = &[
         id: "arguments-not-converted",
         description: "the hook and execute receive the raw arguments, without pi's conversions",
         requirements: &[req::VAL_06],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let before = match invocation(o, "beforeToolCall", id) {
                     Some(Invocation::BeforeToolCall { args, .. }) => Some(args),
@@ -270,7 +279,7 @@ pub const ALL: &[Mutant] = &[
         id: "the-transcript-gets-the-converted-arguments",
         description: "validation converts the transcript's arguments instead of a clone",
         requirements: &[req::VAL_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 !has(o, "prepareArguments", id) && params(o, id).is_some_and(|p| Some(p) != start_args(o, id))
             })?;
@@ -307,7 +316,7 @@ pub const ALL: &[Mutant] = &[
         id: "before-hook-skipped",
         description: "beforeToolCall is not called for a call that executes",
         requirements: &[req::HOOK_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "beforeToolCall", id))?;
             let mut m = o.clone();
             m.trace.remove(first(o, "beforeToolCall", &id)?);
@@ -318,7 +327,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-hook-sees-a-live-signal-when-aborted",
         description: "beforeToolCall receives a live signal although the run's is aborted",
         requirements: &[req::HOOK_01],
-        apply: |o| {
+        apply: |_, o| {
             let mut m = o.clone();
             let hook = m.trace.iter_mut().find_map(|e| match e {
                 TraceEntry::Invoke(Invocation::BeforeToolCall { signal, .. }) if *signal == SignalSeen::Aborted => Some(signal),
@@ -332,7 +341,7 @@ pub const ALL: &[Mutant] = &[
         id: "after-hook-skipped",
         description: "afterToolCall is not called for a call that executed",
         requirements: &[req::HOOK_06],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "afterToolCall", id))?;
             let mut m = o.clone();
             m.trace.remove(first(o, "afterToolCall", &id)?);
@@ -343,7 +352,7 @@ pub const ALL: &[Mutant] = &[
         id: "after-hook-after-a-block",
         description: "afterToolCall is called for a call beforeToolCall stopped",
         requirements: &[req::HOOK_02, req::HOOK_06],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = blocked(o)?;
             let Some(Invocation::BeforeToolCall { signal, tool_call, args, .. }) = invocation(o, "beforeToolCall", &id) else {
                 return None;
@@ -366,7 +375,7 @@ pub const ALL: &[Mutant] = &[
         id: "execute-after-a-block",
         description: "execute runs for a call beforeToolCall stopped",
         requirements: &[req::HOOK_02],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = blocked(o)?;
             let Some(Invocation::BeforeToolCall { args, .. }) = invocation(o, "beforeToolCall", &id) else {
                 return None;
@@ -378,7 +387,7 @@ pub const ALL: &[Mutant] = &[
         id: "after-patch-ignored",
         description: "afterToolCall's patch is not applied: the message keeps the tool's own content",
         requirements: &[req::HOOK_07],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| match invocation(o, "afterToolCall", id) {
                 Some(Invocation::AfterToolCall { result, .. }) => {
                     result.get("content").is_some_and(|c| Some(c) != message(o, id).and_then(|m| m.get("content")))
@@ -405,7 +414,7 @@ pub const ALL: &[Mutant] = &[
         id: "end-event-with-an-extra-key",
         description: "tool_execution_end carries a key pi 0.85 does not emit (`durationMs`)",
         requirements: &[req::ORDER_02],
-        apply: |o| {
+        apply: |_, o| {
             let i = o.trace.iter().position(|e| label(e).name == "end")?;
             let mut m = o.clone();
             event_mut(&mut m, i)?.insert("durationMs".into(), json!(1));
@@ -416,7 +425,7 @@ pub const ALL: &[Mutant] = &[
         id: "start-event-missing",
         description: "a call ends without a tool_execution_start",
         requirements: &[req::ORDER_03],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "start", id) && has(o, "end", id))?;
             let mut m = o.clone();
             m.trace.remove(first(o, "start", &id)?);
@@ -427,7 +436,7 @@ pub const ALL: &[Mutant] = &[
         id: "sequential-calls-overlap",
         description: "in a sequential batch, the second call starts right after the first",
         requirements: &[req::ORDER_04, req::ORDER_07],
-        apply: |o| {
+        apply: |_, o| {
             let started: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "start", c)).collect();
             if parallel(o) || started.len() < 2 {
                 return None;
@@ -443,7 +452,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-parallel-batch-run-sequentially",
         description: "a batch pi runs in parallel runs one call after the other",
         requirements: &[req::ORDER_07],
-        apply: |o| {
+        apply: |_, o| {
             if !parallel(o) {
                 return None;
             }
@@ -466,7 +475,7 @@ pub const ALL: &[Mutant] = &[
         id: "an-immediate-end-deferred",
         description: "in a parallel batch, an immediate outcome's end waits for the message phase",
         requirements: &[req::ORDER_06],
-        apply: |o| {
+        apply: |_, o| {
             if !parallel(o) {
                 return None;
             }
@@ -487,7 +496,7 @@ pub const ALL: &[Mutant] = &[
         id: "an-update-after-the-end",
         description: "an update is emitted after the call's end event",
         requirements: &[req::ORDER_08],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "update", id) && has(o, "end", id))?;
             let u = *at(o, "update", &id).last()?;
             Some(insert(o, first(o, "end", &id)? + 1, o.trace.get(u)?.clone()))
@@ -497,7 +506,7 @@ pub const ALL: &[Mutant] = &[
         id: "the-run-rejects",
         description: "runAgentLoop rejects where pi resolves",
         requirements: &[req::ORDER_01],
-        apply: |o| {
+        apply: |_, o| {
             (o.end == RunEnd::Resolved).then_some(())?;
             let mut m = o.clone();
             m.end = RunEnd::Rejected {
@@ -512,7 +521,7 @@ pub const ALL: &[Mutant] = &[
         id: "aborted-in-other-words",
         description: "an aborted call's text is not `Operation aborted`",
         requirements: &[req::ABORT_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
             let mut m = o.clone();
             set_text(&mut m, &id, "Aborted");
@@ -523,7 +532,7 @@ pub const ALL: &[Mutant] = &[
         id: "an-aborted-call-executes",
         description: "execute runs for a call that got `Operation aborted`",
         requirements: &[req::ABORT_04],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
             let after = first(o, "beforeToolCall", &id).or(first(o, "start", &id))?;
             Some(insert(o, after + 1, execute(&id, start_args(o, &id)?)))
@@ -533,7 +542,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-finished-tool-reads-as-aborted",
         description: "a tool that ran while the run was aborted gets `Operation aborted` instead of its own outcome",
         requirements: &[req::ABORT_05],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 has(o, "execute", id)
                     && first(o, "end", id).is_some_and(|e| aborted_before(o, e))
@@ -549,7 +558,7 @@ pub const ALL: &[Mutant] = &[
         id: "execute-without-the-run-signal",
         description: "execute receives no signal although the run has one",
         requirements: &[req::ABORT_06],
-        apply: |o| {
+        apply: |_, o| {
             let mut m = o.clone();
             let s = m.trace.iter_mut().find_map(|e| match e {
                 TraceEntry::Invoke(Invocation::Execute { signal, .. }) if *signal == SignalSeen::Live => Some(signal),
@@ -563,7 +572,7 @@ pub const ALL: &[Mutant] = &[
         id: "results-in-completion-order",
         description: "a parallel batch's result messages follow completion order, not source order",
         requirements: &[req::RESULT_01],
-        apply: |o| {
+        apply: |_, o| {
             let ids: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "result_end", c)).collect();
             let mut by_end = ids.clone();
             by_end.sort_by_key(|c| first(o, "end", c));
@@ -589,7 +598,7 @@ pub const ALL: &[Mutant] = &[
         id: "result-keys-reordered",
         description: "the toolResult message's bytes put `timestamp` first",
         requirements: &[req::RESULT_05],
-        apply: |o| {
+        apply: |_, o| {
             let mut m = o.clone();
             let t = m.tool_results.first_mut()?;
             let v: Map<String, Json> = serde_json::from_str(&t.json).ok()?;
@@ -605,7 +614,7 @@ pub const ALL: &[Mutant] = &[
         id: "timestamp-dropped",
         description: "the toolResult message's bytes have no `timestamp`",
         requirements: &[req::RESULT_05],
-        apply: |o| {
+        apply: |_, o| {
             let mut m = o.clone();
             let t = m.tool_results.first_mut()?;
             let mut v: Map<String, Json> = serde_json::from_str(&t.json).ok()?;
@@ -618,7 +627,7 @@ pub const ALL: &[Mutant] = &[
         id: "added-tool-names-dropped",
         description: "a non-empty addedToolNames is not copied to the toolResult message",
         requirements: &[req::RESULT_06],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| message(o, id).is_some_and(|m| m.get("addedToolNames").is_some()))?;
             let mut m = o.clone();
             edit_results(&mut m, &id, &|msg| {
@@ -631,7 +640,7 @@ pub const ALL: &[Mutant] = &[
         id: "missing-content-not-normalised",
         description: "a result without content reaches the message as null, not []",
         requirements: &[req::RESULT_07],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let result = first(o, "end", id).and_then(|e| event(o, e)).and_then(|e| e.get("result"));
                 has(o, "execute", id)
@@ -650,11 +659,13 @@ pub const ALL: &[Mutant] = &[
         id: "the-terminate-vote-ignored",
         description: "a batch whose every result voted terminate is followed by another model call",
         requirements: &[req::TERM_01],
-        apply: |o| {
+        apply: |_, o| {
             let cs = calls(o);
             let fits = o.provider_calls == 1
                 && o.end == RunEnd::Resolved
                 && !o.trace.iter().any(|e| matches!(e, TraceEntry::Abort))
+                // shouldStopAfterTurn, not the vote, ended such a run
+                && !stopped_by_the_turn_hook(o)
                 && !cs.is_empty()
                 && cs.iter().all(|(id, _, stop)| stop == "toolUse" && has(o, "result_end", id));
             if !fits {
@@ -672,7 +683,7 @@ pub const ALL: &[Mutant] = &[
         id: "a-truncated-turn-executes",
         description: "a call of a turn that hit the output token limit executes",
         requirements: &[req::STOP_01],
-        apply: |o| {
+        apply: |_, o| {
             let (id, _) = call_where(o, |id, _, stop| stop == "length" && has(o, "start", id))?;
             Some(insert(o, first(o, "start", &id)? + 1, execute(&id, start_args(o, &id)?)))
         },
@@ -681,11 +692,409 @@ pub const ALL: &[Mutant] = &[
         id: "a-failed-turn-runs-its-calls",
         description: "the tool calls of a turn that ended with `error` start",
         requirements: &[req::STOP_02],
-        apply: |o| {
+        apply: |_, o| {
             let (id, name) = call_where(o, |id, _, stop| matches!(stop, "error" | "aborted") && !has(o, "start", id))?;
             let i = o.trace.iter().position(|e| label(e).name == "message_end:assistant")?;
             let start = json!({"type": "tool_execution_start", "toolCallId": id, "toolName": name, "args": {}});
             Some(insert(o, i + 1, TraceEntry::Event { event: start }))
+        },
+    },
+    Mutant {
+        id: "a-listener-failure-swallowed",
+        description: "an event listener's rejection is caught: the run resolves where pi rejects with it (the seed's \"does not escape\")",
+        requirements: &[req::ORDER_09],
+        apply: |s, o| {
+            let undefined = o.trace.iter().any(|e| match e {
+                TraceEntry::Event { event } if label(e).name == "end" => {
+                    event.get("result").is_some_and(|r| r.is_null() || *r == json!({"$": "undefined"}))
+                }
+                _ => false,
+            });
+            if undefined || !rejected_by_a_listener(s, &o.end) {
+                return None;
+            }
+            end_run_after(o, o.trace.len().checked_sub(1)?)
+        },
+    },
+    Mutant {
+        id: "a-result-despite-a-listener-failure",
+        description: "a listener rejects on a call's end event, and its toolResult message is still emitted before the run rejects",
+        requirements: &[req::ORDER_09],
+        apply: |s, o| {
+            if !rejected_by_a_listener(s, &o.end) {
+                return None;
+            }
+            let last = o.trace.len().checked_sub(1)?;
+            let l = label(o.trace.get(last)?);
+            let id = l.call.filter(|_| l.name == "end")?;
+            let end = event(o, last)?;
+            let result = end.get("result")?.as_object()?;
+            let name = end.get("toolName")?.clone();
+            let undefined = json!({"$": "undefined"});
+            let field = |k: &str| result.get(k).cloned().unwrap_or(undefined.clone());
+            let message = json!({
+                "role": "toolResult",
+                "toolCallId": id,
+                "toolName": name,
+                "content": result.get("content").cloned().unwrap_or(json!([])),
+                "details": field("details"),
+                "usage": field("usage"),
+                "isError": end.get("isError")?.clone(),
+                "timestamp": "<timestamp>",
+            });
+            let mut bytes = message.as_object()?.clone();
+            bytes.retain(|_, v| *v != undefined);
+            let mut m = o.clone();
+            for ty in ["message_start", "message_end"] {
+                m.trace.push(TraceEntry::Event { event: json!({"type": ty, "message": message}) });
+            }
+            m.tool_results.push(ToolResultText { tool_call_id: id, json: Json::Object(bytes).to_string() });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "hook-context-sees-own-batch",
+        description: "a hook's context holds the results its own batch emitted so far (results join the context as they are emitted)",
+        requirements: &[req::ORDER_10],
+        apply: |_, o| {
+            let mut m = o.clone();
+            let mut batch = 0;
+            let mut changed = false;
+            for (i, e) in o.trace.iter().enumerate() {
+                if matches!(e, TraceEntry::Provider { .. }) {
+                    batch = i;
+                }
+                let done: Vec<Json> = o
+                    .trace
+                    .get(batch..i)?
+                    .iter()
+                    .map(label)
+                    .filter(|l| l.name == "result_end")
+                    .map(|l| json!(format!("toolResult({})", l.call.unwrap_or_default())))
+                    .collect();
+                if done.is_empty() {
+                    continue;
+                }
+                if let Some(TraceEntry::Invoke(
+                    Invocation::BeforeToolCall { messages: Some(Json::Array(roles)), .. }
+                    | Invocation::AfterToolCall { messages: Some(Json::Array(roles)), .. },
+                )) = m.trace.get_mut(i)
+                {
+                    roles.extend(done);
+                    changed = true;
+                }
+            }
+            changed.then_some(m)
+        },
+    },
+    Mutant {
+        id: "queued-messages-dropped-on-terminate",
+        description: "a batch whose every result voted terminate ends the run although steering or follow-up messages are queued",
+        requirements: &[req::TERM_03],
+        apply: |_, o| {
+            if o.end != RunEnd::Resolved || o.trace.iter().any(|e| matches!(e, TraceEntry::Abort)) || stopped_by_the_turn_hook(o) {
+                return None;
+            }
+            let is_provider = |e: &TraceEntry| matches!(e, TraceEntry::Provider { .. });
+            for (t, e) in o.trace.iter().enumerate() {
+                let TraceEntry::Event { event: turn_end } = e else { continue };
+                if label(e).name != "turn_end" {
+                    continue;
+                }
+                let from = o.trace.get(..t)?.iter().rposition(is_provider).unwrap_or(0);
+                let batch = o.trace.get(from..t)?;
+                let voted = |id: &str| {
+                    batch.iter().rev().find_map(|e| match e {
+                        TraceEntry::Event { event } if label(e).name == "end" && label(e).call.as_deref() == Some(id) => {
+                            event.get("result").and_then(|r| r.get("terminate"))
+                        }
+                        _ => None,
+                    }) == Some(&json!(true))
+                };
+                let ids: Vec<&str> = turn_end
+                    .get("toolResults")
+                    .and_then(Json::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| m.get("toolCallId").and_then(Json::as_str))
+                    .collect();
+                let after = o.trace.get(t + 1..)?;
+                let next = after.iter().position(is_provider).unwrap_or(after.len());
+                let injected = after.get(..next)?.iter().any(|e| label(e).name == "message_end:user");
+                if injected && !ids.is_empty() && ids.iter().all(|id| voted(id)) {
+                    return end_run_after(o, t);
+                }
+            }
+            None
+        },
+    },
+    Mutant {
+        id: "the-turn-stop-hook-before-turn-end",
+        description: "shouldStopAfterTurn is asked before turn_end, as 1.6's finishTurn is",
+        requirements: &[req::STOP_03],
+        apply: |_, o| {
+            let mut m = o.clone();
+            let mut moved = false;
+            for i in 1..m.trace.len() {
+                let asked = matches!(m.trace.get(i), Some(TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. })));
+                if asked && m.trace.get(i - 1).is_some_and(|e| label(e).name == "turn_end") {
+                    m.trace.swap(i - 1, i);
+                    moved = true;
+                }
+            }
+            moved.then_some(m)
+        },
+    },
+    Mutant {
+        id: "the-turn-stop-hook-never-asked",
+        description: "shouldStopAfterTurn is not called after a turn (1.6 ignores it), where its `false` let the run go on",
+        requirements: &[req::STOP_03],
+        apply: |_, o| {
+            let asked = |e: &TraceEntry| matches!(e, TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. }));
+            let mut m = o.clone();
+            let mut k = 0;
+            m.trace.retain(|e| {
+                k += 1;
+                !(asked(e) && o.trace.get(k).is_some_and(|next| label(next).name != "agent_end"))
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "the-turn-stop-answer-ignored",
+        description: "the run goes on with another model call after shouldStopAfterTurn answered true",
+        requirements: &[req::STOP_03],
+        apply: |_, o| {
+            if !stopped_by_the_turn_hook(o) || o.end != RunEnd::Resolved {
+                return None;
+            }
+            let end = o.trace.iter().rposition(|e| label(e).name == "agent_end")?;
+            let roles = event(o, end)?
+                .get("messages")?
+                .as_array()?
+                .iter()
+                .map(|m| match (m.get("role").and_then(Json::as_str), m.get("toolCallId").and_then(Json::as_str)) {
+                    (Some("toolResult"), Some(id)) => format!("toolResult({id})"),
+                    (role, _) => role.unwrap_or("?").to_string(),
+                })
+                .collect();
+            let mut m = insert(o, end, TraceEntry::Provider { index: o.provider_calls, aborted: false, messages: roles });
+            m.provider_calls += 1;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "no-model-call-after-an-abort",
+        description: "after a batch the signal aborted, the loop ends without another model request",
+        requirements: &[req::ABORT_07],
+        apply: |_, o| {
+            let p = o.trace.iter().rposition(|e| matches!(e, TraceEntry::Provider { aborted: true, index, .. } if *index > 0))?;
+            let later = o.trace.get(p + 1..)?;
+            if o.end != RunEnd::Resolved || later.iter().any(|e| matches!(e, TraceEntry::Provider { .. })) {
+                return None;
+            }
+            let turn_end = o.trace.get(..p)?.iter().rposition(|e| label(e).name == "turn_end")?;
+            let aborts = o.trace.get(turn_end..p)?.iter().filter(|e| matches!(e, TraceEntry::Abort)).count();
+            let mut m = end_run_after(o, turn_end)?;
+            let at = m.trace.len() - 1;
+            for _ in 0..aborts {
+                m.trace.insert(at, TraceEntry::Abort);
+            }
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "the-next-request-gets-a-live-signal",
+        description: "the model request after an abort gets a live signal, not the run's aborted one",
+        requirements: &[req::ABORT_07],
+        apply: |_, o| {
+            let mut m = o.clone();
+            let flag = m.trace.iter_mut().find_map(|e| match e {
+                TraceEntry::Provider { aborted, .. } if *aborted => Some(aborted),
+                _ => None,
+            })?;
+            *flag = false;
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-hook-mutation-lost",
+        description: "execute gets the validated arguments, not the object beforeToolCall mutated in place",
+        requirements: &[req::HOOK_04],
+        apply: |_, o| {
+            let hooked = |id: &str| match invocation(o, "beforeToolCall", id) {
+                Some(Invocation::BeforeToolCall { args, .. }) => Some(args),
+                _ => None,
+            };
+            let (id, _) = call_where(o, |id, _, _| hooked(id).zip(params(o, id)).is_some_and(|(h, p)| h != p))?;
+            Some(with_params(o, &id, hooked(&id)?))
+        },
+    },
+    Mutant {
+        id: "the-hook-returned-args-used",
+        description: "execute gets the `args` beforeToolCall returned",
+        requirements: &[req::HOOK_04],
+        apply: |s, o| {
+            let given = |id: &str| {
+                let a = returned(s.hooks.before_tool_call.as_ref(), id)?.get("args")?;
+                (a.is_object() && !a.to_string().contains("\"$\"")).then(|| a.clone())
+            };
+            let (id, _) = call_where(o, |id, _, _| given(id).zip(params(o, id)).is_some_and(|(a, p)| a != p))?;
+            Some(with_params(o, &id, given(&id)?))
+        },
+    },
+    Mutant {
+        id: "a-null-patch-field-applied",
+        description: "afterToolCall's `null` patch fields replace the result's (`!== undefined` where pi uses `??`)",
+        requirements: &[req::HOOK_08],
+        apply: |s, o| {
+            let nulls = |id: &str| -> Vec<String> {
+                returned(s.hooks.after_tool_call.as_ref(), id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, v)| v.is_null() && ["content", "details", "isError"].contains(&k.as_str()))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            };
+            let (id, _) = call_where(o, |id, _, _| {
+                has(o, "afterToolCall", id)
+                    && message(o, id).is_some_and(|m| nulls(id).iter().any(|f| m.get(f).is_some_and(|v| !v.is_null())))
+            })?;
+            let fields = nulls(&id);
+            let mut m = o.clone();
+            edit_results(&mut m, &id, &|msg| {
+                for f in &fields {
+                    msg.insert(f.clone(), Json::Null);
+                }
+            });
+            edit_end(&mut m, &id, &|e| {
+                for f in &fields {
+                    if f == "isError" {
+                        e.insert(f.clone(), Json::Null);
+                    } else if let Some(r) = e.get_mut("result").and_then(Json::as_object_mut) {
+                        r.insert(f.clone(), Json::Null);
+                    }
+                }
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "an-unfailed-throw-stays-an-error",
+        description: "afterToolCall's `{isError: false}` does not turn a thrown tool into a success",
+        requirements: &[req::HOOK_10],
+        apply: |_, o| {
+            let (id, _) = call_where(o, |id, _, _| {
+                matches!(invocation(o, "afterToolCall", id), Some(Invocation::AfterToolCall { is_error, .. }) if is_error == json!(true))
+                    && message(o, id).and_then(|m| m.get("isError")) == Some(&json!(false))
+            })?;
+            let mut m = o.clone();
+            set_is_error(&mut m, &id, true);
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "prepare-gets-a-copy",
+        description: "prepareArguments receives a copy of the transcript's arguments: its mutation in place never reaches the transcript",
+        requirements: &[req::PREP_03],
+        apply: |_, o| {
+            let (i, id, raw) = o.trace.iter().enumerate().find_map(|(i, e)| match e {
+                TraceEntry::Invoke(Invocation::PrepareArguments { tool_call_id, args, args_is_transcript: true, .. }) => {
+                    Some((i, tool_call_id.clone(), args.clone()))
+                }
+                _ => None,
+            })?;
+            // one assistant message holds the call: its id names it
+            let holders = calls_in_assistant_messages(o, &id);
+            if holders != 1 {
+                return None;
+            }
+            let mut m = o.clone();
+            let restore = |msg: &mut Json| {
+                if msg.get("role") != Some(&json!("assistant")) {
+                    return;
+                }
+                for b in msg.get_mut("content").and_then(Json::as_array_mut).into_iter().flatten() {
+                    if b.get("id") == Some(&json!(id)) {
+                        if let Some(b) = b.as_object_mut() {
+                            b.insert("arguments".into(), raw.clone());
+                        }
+                    }
+                }
+            };
+            for (k, e) in m.trace.iter_mut().enumerate() {
+                match e {
+                    TraceEntry::Invoke(Invocation::PrepareArguments { args_is_transcript, .. }) if k == i => *args_is_transcript = false,
+                    TraceEntry::Event { event } if k > i => {
+                        if let Some(msg) = event.get_mut("message") {
+                            restore(msg);
+                        }
+                        if let Some(l) = event.get_mut("messages").and_then(Json::as_array_mut) {
+                            l.iter_mut().for_each(restore);
+                        }
+                        let update = event.get("type") == Some(&json!("tool_execution_update")) && event.get("toolCallId") == Some(&json!(id));
+                        if let Some(u) = event.as_object_mut().filter(|_| update) {
+                            u.insert("args".into(), raw.clone());
+                        }
+                    }
+                    TraceEntry::Invoke(
+                        Invocation::BeforeToolCall { tool_call_id, tool_call, .. } | Invocation::AfterToolCall { tool_call_id, tool_call, .. },
+                    ) if k > i && *tool_call_id == id => {
+                        if let Some(t) = tool_call.as_object_mut() {
+                            t.insert("arguments".into(), raw.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(l) = &mut m.messages {
+                l.iter_mut().for_each(restore);
+            }
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "end-event-result-without-extras",
+        description: "tool_execution_end carries a result rebuilt from content and details, not the finalized result with its other fields",
+        requirements: &[req::RESULT_09],
+        apply: |_, o| {
+            let extra = |id: &str| {
+                let end = first(o, "end", id).and_then(|e| event(o, e));
+                let result = end.and_then(|e| e.get("result")).and_then(Json::as_object);
+                result.is_some_and(|r| r.keys().any(|k| k != "content" && k != "details"))
+            };
+            let (id, _) = call_where(o, |id, _, _| has(o, "result_end", id) && extra(id))?;
+            let mut m = o.clone();
+            edit_end(&mut m, &id, &|e| {
+                if let Some(r) = e.get_mut("result").and_then(Json::as_object_mut) {
+                    r.retain(|k, _| k == "content" || k == "details");
+                }
+            });
+            Some(m)
+        },
+    },
+    Mutant {
+        id: "a-null-string-reaches-the-tool-as-null",
+        description: "a string parameter the model sent as `null` reaches execute as `null`, not as the text \"null\"",
+        requirements: &[req::RESULT_08],
+        apply: |_, o| {
+            let nulled = |id: &str| -> Vec<String> {
+                let (Some(raw), Some(p)) = (start_args(o, id), params(o, id)) else {
+                    return Vec::new();
+                };
+                raw.as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, v)| v.is_null() && p.get(k.as_str()) == Some(&json!("null")))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            };
+            let (id, _) = call_where(o, |id, _, _| !nulled(id).is_empty())?;
+            let mut p = params(o, &id)?;
+            for k in nulled(&id) {
+                p.as_object_mut()?.insert(k, Json::Null);
+            }
+            Some(with_params(o, &id, p))
         },
     },
 ];

@@ -11,8 +11,8 @@
 //!   executed; no execute sees an aborted signal, and none runs after its
 //!   `beforeToolCall` blocked it; a batch stops the loop exactly when every
 //!   finalized result votes `terminate: true`;
-//! - every observation mutant (`mutants::ALL`) that fits the observation
-//!   is named by the judge with each requirement it must name
+//! - every observation mutant (`mutants::ALL`) that fits the scenario's
+//!   observation is named by the judge with each requirement it must name
 //!   (`Mutant::fit` says where one fits).
 
 use super::judge::judge;
@@ -57,7 +57,7 @@ pub fn check(scenario: &PipelineScenario) -> Result<Covered, String> {
     }
     let mut covered = Covered::default();
     for m in mutants::ALL {
-        let Some(broken) = m.fit(&observed) else {
+        let Some(broken) = m.fit(scenario, &observed) else {
             continue;
         };
         let found = judge(scenario, &observed, &broken);

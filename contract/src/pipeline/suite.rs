@@ -2,8 +2,10 @@
 //! scenarios and observations as JSON in the formats of `spec`, the
 //! reference's observation from `reference::observe`, the judge of
 //! `judge` naming `PIPE-*` requirements, their levels from
-//! `requirements`.
+//! `requirements`. A scenario `{"fileQueue": ...}` is a file-queue run
+//! (`file_queue`), every other one a run of the agent loop.
 
+use super::file_queue::{self, is_file_queue, FileQueueObservation, FileQueueScenario};
 use super::spec::{ParametersKind, PipelineObservation, PipelineScenario};
 use super::{judge, reference, requirements};
 use crate::error::Error;
@@ -21,16 +23,39 @@ const OBSERVATION_SCHEMA: &str =
 
 /// The optional features of Pi's loop a scenario uses, which another
 /// implementation of the pipeline may lack.
-const CAPABILITIES: &[&str] = &["steering", "followUp", "stopAfterTurn"];
+/// `fileQueue`: the file-queue scenarios (pi-coding-agent's
+/// `withFileMutationQueue`); `harnessQueue`: those naming pi-agent-core
+/// 0.85.0's harness queue, which 1.6.0 no longer has.
+const CAPABILITIES: &[&str] = &[
+    "steering",
+    "followUp",
+    "stopAfterTurn",
+    "fileQueue",
+    "harnessQueue",
+];
 
-fn scenario(json: &Json) -> Result<PipelineScenario, Error> {
+/// A pipeline scenario of either kind.
+enum Scenario {
+    Loop(Box<PipelineScenario>),
+    FileQueue(FileQueueScenario),
+}
+
+fn scenario(json: &Json) -> Result<Scenario, Error> {
+    if is_file_queue(json) {
+        return file_queue::reference::decode(json).map(Scenario::FileQueue);
+    }
     serde_json::from_value(json.clone())
+        .map(|s| Scenario::Loop(Box::new(s)))
         .map_err(|e| Error::scenario(format!("pipeline scenario: {e}")))
 }
 
-fn observation(json: &Json) -> Result<PipelineObservation, Error> {
+fn decode<T: serde::de::DeserializeOwned>(json: &Json) -> Result<T, Error> {
     serde_json::from_value(json.clone())
         .map_err(|e| Error::scenario(format!("pipeline observation: {e}")))
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Result<Json, Error> {
+    serde_json::to_value(value).map_err(|e| Error::scenario(format!("encoding: {e}")))
 }
 
 impl SuiteDef for Pipeline {
@@ -47,7 +72,10 @@ impl SuiteDef for Pipeline {
     }
 
     fn check_scenario(&self, json: &Json) -> Result<(), Error> {
-        let s = scenario(json)?;
+        let s = match scenario(json)? {
+            Scenario::Loop(s) => s,
+            Scenario::FileQueue(s) => return file_queue::reference::check(&s),
+        };
         for tool in &s.tools {
             if tool.parameters_kind == ParametersKind::Typebox {
                 reference::typebox_of(&tool.parameters)?;
@@ -57,12 +85,27 @@ impl SuiteDef for Pipeline {
     }
 
     fn observe(&self, json: &Json) -> Result<Json, Error> {
-        reference::observe(&scenario(json)?)
+        match scenario(json)? {
+            Scenario::Loop(s) => reference::observe(&s),
+            Scenario::FileQueue(s) => encode(&file_queue::reference::observe(&s)?),
+        }
     }
 
     fn capabilities(&self, json: &Json) -> Vec<String> {
-        let Ok(s) = scenario(json) else {
-            return Vec::new();
+        let s = match scenario(json) {
+            Ok(Scenario::Loop(s)) => s,
+            Ok(Scenario::FileQueue(s)) => {
+                let harness = s.file_queue.steps.iter().any(|step| {
+                    matches!(step, file_queue::Step::Register(r)
+                        if r.queue.starts_with(file_queue::HARNESS_PREFIX))
+                });
+                let mut needs = vec!["fileQueue".to_owned()];
+                if harness {
+                    needs.push("harnessQueue".to_owned());
+                }
+                return needs;
+            }
+            Err(_) => return Vec::new(),
         };
         let config = &s.config;
         [
@@ -86,27 +129,34 @@ impl SuiteDef for Pipeline {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
-        let parsed = (
-            scenario(scenario_json),
-            observation(expected),
-            observation(actual),
-        );
-        let (Ok(s), Ok(e), Ok(a)) = parsed else {
-            return Judgement {
-                violations: vec![Violation::unnamed(
-                    "the scenario or an observation does not decode",
-                )],
-                ..Judgement::default()
-            };
+        let violations = match scenario(scenario_json) {
+            Ok(Scenario::Loop(s)) => match (decode(expected), decode(actual)) {
+                (Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
+                _ => undecodable(),
+            },
+            Ok(Scenario::FileQueue(s)) => match (decode(expected), decode(actual)) {
+                (Ok(e), Ok(a)) => file_queue::judge::judge(&s, &e, &a),
+                _ => undecodable(),
+            },
+            Err(_) => undecodable(),
         };
         Judgement {
-            violations: judge::judge(&s, &e, &a),
+            violations,
             ..Judgement::default()
         }
     }
 
     fn canonical_observation(&self, json: &Json) -> Result<Json, Error> {
-        let decoded = observation(json)?;
-        serde_json::to_value(decoded).map_err(|e| Error::scenario(format!("encoding: {e}")))
+        if is_file_queue(json) {
+            encode(&decode::<FileQueueObservation>(json)?)
+        } else {
+            encode(&decode::<PipelineObservation>(json)?)
+        }
     }
+}
+
+fn undecodable() -> Vec<Violation> {
+    vec![Violation::unnamed(
+        "the scenario or an observation does not decode",
+    )]
 }

@@ -161,8 +161,8 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
 fn summary_line(report: &RunReport) -> String {
     let s = &report.summary;
     format!(
-        "{} cases: {} pass, {} fail, {} warn, {} n/a, {} expected failure(s)",
-        s.total, s.pass, s.fail, s.warn, s.not_applicable, s.expected_failures
+        "{} cases: {} pass, {} fail, {} warn, {} n/a, {} skipped, {} expected failure(s)",
+        s.total, s.pass, s.fail, s.warn, s.not_applicable, s.skip, s.expected_failures
     )
 }
 

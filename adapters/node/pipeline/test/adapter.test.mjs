@@ -1,7 +1,9 @@
 // The pipeline suite's protocol adapter (../adapter.mjs) and its mutants
 // (../mutants.json, ../mutants.mjs), on the real pi installs (node --test):
-// the handshake; scenarios through the adapter process giving what
-// observePipeline gives directly; garbage and unknown requests answered
+// the handshake; scenarios (agent-loop and file-queue) through the adapter
+// process giving what the harness gives directly; a case needing a
+// capability the install lacks answered skipped; garbage, unknown requests
+// and malformed file-queue scenarios answered
 // without a crash; a hanging scenario answered as pending within the
 // window; every mutant changing the observation of at least one scenario,
 // and the kill check failing for a mutant that does nothing.
@@ -18,7 +20,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { loadPi } from '../load.mjs';
-import { observePipeline } from '../observe.mjs';
+import { missingCapabilities, observePipeline, observeScenario } from '../observe.mjs';
 import { IMPLEMENTED, MUTANTS, applyMutant } from '../mutants.mjs';
 import { checkObservationFile } from '../validate.mjs';
 
@@ -40,7 +42,7 @@ function loadScenarios() {
       const group = doc.group ?? path.basename(file, '.json');
       return doc.cases.map((c, i) => ({ id: `${group}/${c.name ?? c.id ?? i}`, scenario: c.scenario }));
     }
-    if (doc && typeof doc === 'object' && (doc.model || doc.tools)) return [{ id: doc.id ?? path.basename(file, '.json'), scenario: doc }];
+    if (doc && typeof doc === 'object' && (doc.model || doc.tools || doc.fileQueue)) return [{ id: doc.id ?? path.basename(file, '.json'), scenario: doc }];
     return [];
   };
   if (fs.existsSync(examples)) {
@@ -56,15 +58,29 @@ const SETTLE_MS = 300;
 const VERSIONS = ['0.85', '1.6'];
 const installs = Object.fromEntries(await Promise.all(VERSIONS.map(async (v) => [v, await loadPi(v)])));
 
-/** Baseline observations per version, as JSON text; scenarios whose run is pending are left out of the kill check. */
+/**
+ * Baseline observations per version, as JSON text; scenarios whose run is
+ * pending are left out of the kill check, and so are those needing a
+ * capability the install lacks (no baseline: the 0.85 harness queue on 1.6).
+ */
 const baselines = {};
 for (const v of VERSIONS) {
   baselines[v] = new Map();
   for (const { id, scenario } of scenarios) {
-    baselines[v].set(id, JSON.stringify(await observePipeline(installs[v], scenario, { settleMs: SETTLE_MS })));
+    if (missingCapabilities(installs[v], scenario).length > 0) continue;
+    baselines[v].set(id, JSON.stringify(await observeScenario(installs[v], scenario, { settleMs: SETTLE_MS })));
   }
 }
-const isPending = (json) => JSON.parse(json).end.outcome === 'pending';
+const isPending = (json) => json === undefined || JSON.parse(json).end?.outcome === 'pending';
+const LOOP = ['steering', 'followUp', 'stopAfterTurn'];
+const CAPABILITIES = { '0.85': [...LOOP, 'fileQueue', 'harnessQueue'], '1.6': [...LOOP, 'fileQueue'] };
+// A file-queue scenario of our own: one op on a file, released.
+const FILE_QUEUE = {
+  fileQueue: {
+    tree: [{ path: 'a.txt', kind: 'file' }],
+    steps: [{ register: 'op1', path: '$ROOT/a.txt', queue: 'codingAgent' }, { release: 'op1' }],
+  },
+};
 
 // A scenario of our own (kept here, whatever the corpus holds): one call to
 // a tool nobody has.
@@ -161,12 +177,12 @@ test('the handshake: protocol 1, pi-agent-core at the installed version, the pip
     assert.equal(hello.implementation.version, installs[v].version);
     assert.equal(hello.implementation.language, 'javascript');
     assert.deepEqual(hello.suites, ['pipeline']);
-    assert.deepEqual(hello.capabilities, ['steering', 'followUp', 'stopAfterTurn']);
+    assert.deepEqual(hello.capabilities, CAPABILITIES[v]);
     assert.deepEqual(await a.stop(), { code: 0, signal: null });
   }
 });
 
-test('scenarios through the adapter give the observations observePipeline gives directly', async () => {
+test('scenarios through the adapter give the observations the harness gives directly', async () => {
   for (const v of VERSIONS) {
     const a = startAdapter(['--pi', v, '--settle-ms', String(SETTLE_MS)]);
     await a.request({ cmd: 'start', protocol: 1 });
@@ -180,6 +196,46 @@ test('scenarios through the adapter give the observations observePipeline gives 
       assert.equal(JSON.stringify(reply.observation), baselines[v].get(id), `${v} ${id}`);
     }
     assert.ok(seq >= 10);
+    assert.deepEqual(await a.stop(), { code: 0, signal: null });
+  }
+});
+
+test('file-queue scenarios through the adapter: observed, skipped without the harness queue, malformed ones refused', async () => {
+  const harness = {
+    fileQueue: {
+      tree: [{ path: 'a.txt', kind: 'file' }],
+      envs: { envA: '' },
+      steps: [{ register: 'op1', path: 'a.txt', queue: 'harness:envA' }, { release: 'op1' }],
+    },
+  };
+  const observed = { fileQueue: [{ step: 0, start: 'op1' }, { step: 1, resolve: 'op1' }] };
+  for (const v of VERSIONS) {
+    const a = startAdapter(['--pi', v]);
+    await a.request({ cmd: 'start', protocol: 1 });
+    const ok = await a.request(runRequest(1, 'own/file-queue', FILE_QUEUE));
+    assertRunReply(ok, 1);
+    assert.deepEqual(ok.observation, observed);
+    const h = await a.request(runRequest(2, 'own/harness-queue', harness));
+    assertRunReply(h, 2);
+    if (v === '0.85') assert.deepEqual(h.observation, observed);
+    else assert.deepEqual(h.skipped, { reason: `needs capability harnessQueue (pi-agent-core ${installs[v].version} here)` });
+    const malformed = [
+      [{ fileQueue: { steps: [{ release: 'ghost' }] } }, /step 0: release of "ghost", which no earlier step registers/],
+      [{ fileQueue: { steps: [FILE_QUEUE.fileQueue.steps[0], FILE_QUEUE.fileQueue.steps[0]] } }, /step 1: op id "op1" is registered twice/],
+      [{ fileQueue: { steps: [{ sleep: 5 }] } }, /step 0: a step has exactly one of register, release, make, remove/],
+      [{ fileQueue: { tree: [{ path: '../x', kind: 'file' }], steps: [] } }, /tree\[0\]\.path: "\.\.\/x": tree paths are relative to the root/],
+    ];
+    let seq = 3;
+    for (const [scenario, message] of malformed) {
+      const reply = await a.request(runRequest(seq, 'own/malformed', scenario));
+      assertRunReply(reply, seq);
+      assert.match(reply.error.message, /^case own\/malformed: the harness refused the scenario: fileQueue: /);
+      assert.match(reply.error.message, message);
+      seq += 1;
+    }
+    // the session goes on, in the cwd it started in
+    const again = await a.request(runRequest(seq, 'own/file-queue', FILE_QUEUE));
+    assert.deepEqual(again.observation, observed);
     assert.deepEqual(await a.stop(), { code: 0, signal: null });
   }
 });
@@ -270,7 +326,7 @@ test('an install that cannot be loaded: a hello, then error on every case', asyn
 
 // ------------------------------------------------------------------ mutants
 
-const REQUIREMENT = /^PIPE-(LOOKUP|PREP|VAL|HOOK|ORDER|RESULT|TERM|ABORT|STOP)-\d\d$/;
+const REQUIREMENT = /^PIPE-(LOOKUP|PREP|VAL|HOOK|ORDER|RESULT|TERM|ABORT|STOP|QUEUE)-\d\d$/;
 const draft = '/work/lead/pipeline/requirements-draft.md';
 
 test('mutants.json: at least 12, unique ids, each implemented, each breaking PIPE requirements', () => {
@@ -299,7 +355,7 @@ async function killedBy(pi, version) {
     if (isPending(base)) continue;
     let seen;
     try {
-      seen = JSON.stringify(await observePipeline(pi, scenario, { settleMs: SETTLE_MS }));
+      seen = JSON.stringify(await observeScenario(pi, scenario, { settleMs: SETTLE_MS }));
     } catch (error) {
       seen = `harness threw: ${error?.message ?? error}`;
     }

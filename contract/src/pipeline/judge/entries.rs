@@ -102,6 +102,9 @@ impl<'a> Judging<'a> {
                     }
                     let msg = format!("{l} {k}: expected {}, got {}", quote(p), quote(q));
                     match k {
+                        "args" if self.prepare_got_a_copy(call, p, q) => {
+                            self.name(&[req::PREP_03], msg)
+                        }
                         "args" => self.name(&[req::PREP_02], msg),
                         "partialResult" => self.name(&[req::ORDER_08], msg),
                         "result" | "isError" => self.end_result(call, msg),
@@ -277,23 +280,53 @@ impl<'a> Judging<'a> {
             self.e.invoke("afterToolCall", id)
         {
             let after = self.s.hooks.after_tool_call.as_ref();
-            let null_patch = match script(after, id).and_then(|s| s.then.as_ref()) {
-                Some(Outcome::Return(Json::Object(p))) => p.values().any(Json::is_null),
-                _ => false,
+            let patch = match script(after, id).and_then(|s| s.then.as_ref()) {
+                Some(Outcome::Return(Json::Object(p))) => Some(p),
+                _ => None,
             };
+            let null_patch = patch.is_some_and(|p| p.values().any(Json::is_null));
             let unfailed = *is_error == Json::Bool(true)
                 && self.e.outcome(id).is_some_and(|o| o.1 == Json::Bool(false));
-            let mut ids = vec![req::HOOK_07];
-            if throws(after, id) {
-                ids.push(req::HOOK_09);
+            // the outcome's fields that differ: (name, the actual's value)
+            let differs: Vec<(&str, Json)> = match (self.e.outcome(id), self.a.outcome(id)) {
+                (Some(x), Some(y)) => [
+                    ("content", x.0, y.0),
+                    ("isError", x.1, y.1),
+                    ("details", x.2, y.2),
+                ]
+                .into_iter()
+                .filter(|(_, p, q)| !same(p, q))
+                .map(|(k, _, q)| (k, q))
+                .collect(),
+                _ => Vec::new(),
+            };
+            // every difference a field the patch set to `null`, taken as a
+            // value: the patch applied, only not as `??` (PIPE-HOOK-08)
+            let null_taken = !differs.is_empty()
+                && differs.iter().all(|(k, v)| {
+                    v.is_null() && patch.and_then(|p| p.get(*k)).is_some_and(Json::is_null)
+                });
+            // only isError differs, still true: the patch's
+            // `isError: false` did not unfail the thrown tool (PIPE-HOOK-10)
+            let kept_failed = unfailed
+                && matches!(differs.as_slice(), [("isError", v)] if *v == Json::Bool(true));
+            if null_taken {
+                vec![req::HOOK_08]
+            } else if kept_failed {
+                vec![req::HOOK_10]
+            } else {
+                let mut ids = vec![req::HOOK_07];
+                if throws(after, id) {
+                    ids.push(req::HOOK_09);
+                }
+                if null_patch {
+                    ids.push(req::HOOK_08);
+                }
+                if unfailed {
+                    ids.push(req::HOOK_10);
+                }
+                ids
             }
-            if null_patch {
-                ids.push(req::HOOK_08);
-            }
-            if unfailed {
-                ids.push(req::HOOK_10);
-            }
-            ids
         } else if self.e.outcome(id).is_some_and(|o| o.1 == Json::Bool(true)) {
             vec![req::RESULT_02]
         } else if end_result.and_then(|r| r.get("isError")) == Some(&Json::Bool(true)) {
@@ -323,10 +356,15 @@ impl<'a> Judging<'a> {
             }
             let of = xv.get("of").and_then(Json::as_str).unwrap_or("?");
             let msg = format!("{of}({call}) {k}: expected {}, got {}", quote(p), quote(q));
+            let arguments = |v: &Json| v.get("arguments").cloned().unwrap_or(Json::Null);
             let ids: Vec<&str> = match (of, k) {
                 ("prepareArguments", "argsIsTranscript") => vec![req::PREP_03],
                 ("prepareArguments", _) => vec![req::PREP_01],
+                (_, "toolCall") if self.prepare_got_a_copy(call, &arguments(p), &arguments(q)) => {
+                    vec![req::PREP_03]
+                }
                 (_, "toolCall") => vec![req::PREP_02],
+                (_, "messages") if self.sees_its_own_batch(call, p, q) => vec![req::ORDER_10],
                 ("beforeToolCall", "args") | ("execute", "params") => self.params(call, of),
                 ("beforeToolCall", _) => vec![req::HOOK_01],
                 ("afterToolCall", _) => vec![req::HOOK_06],
@@ -339,6 +377,43 @@ impl<'a> Judging<'a> {
                 self.name(&ids, msg);
             }
         }
+    }
+
+    /// Whether the actual's copy of a call's arguments `y`, where the
+    /// reference's `x` shows the transcript's live object, is what
+    /// `prepareArguments` received while `x` shows its mutation in place:
+    /// prepare got a copy, so the mutation never reached the transcript
+    /// (PIPE-PREP-03), not a lost raw tool call (PIPE-PREP-02).
+    pub(super) fn prepare_got_a_copy(&self, call: &str, x: &Json, y: &Json) -> bool {
+        match self.e.invoke("prepareArguments", call) {
+            Some(Invocation::PrepareArguments {
+                args_is_transcript: true,
+                args,
+                ..
+            }) => same(args, y) && !same(args, x),
+            _ => false,
+        }
+    }
+
+    /// Whether the context a hook got (`y`, the roles of its messages)
+    /// holds more results of the hook's own batch than the reference's
+    /// (`x`): results join the context only after the batch (PIPE-ORDER-10).
+    pub(super) fn sees_its_own_batch(&self, call: &str, x: &Json, y: &Json) -> bool {
+        let Some(turn) = self.call(call).map(|c| c.turn) else {
+            return false;
+        };
+        let own: Vec<String> = (self.calls.iter())
+            .filter(|c| c.turn == turn)
+            .map(|c| format!("toolResult({})", c.id))
+            .collect();
+        let count = |v: &Json| {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter(|r| r.as_str().is_some_and(|r| own.iter().any(|o| o == r)))
+                .count()
+        };
+        count(y) > count(x)
     }
 
     /// The arguments a hook or execute received, named by what made them
@@ -355,6 +430,35 @@ impl<'a> Judging<'a> {
             .and_then(|s| s.get("args"))
             .cloned();
         let validated = args(&self.e, "beforeToolCall").or_else(|| args(&self.e, "execute"));
+        // execute gets the very object beforeToolCall got (PIPE-HOOK-04):
+        // with the hook's mutation in place, and not the `args` the hook
+        // returned
+        if of == "execute" {
+            let (expected, actual) = (args(&self.e, "execute"), args(&self.a, "execute"));
+            let mutation_lost = validated
+                .as_ref()
+                .zip(expected.as_ref())
+                .is_some_and(|(v, e)| !same(v, e))
+                && validated
+                    .as_ref()
+                    .zip(actual.as_ref())
+                    .is_some_and(|(v, a)| same(v, a));
+            let returned = match script(self.s.hooks.before_tool_call.as_ref(), call)
+                .and_then(|s| s.then.as_ref())
+            {
+                Some(Outcome::Return(r)) => r.get("args"),
+                _ => None,
+            };
+            let returned_used = returned
+                .zip(actual.as_ref())
+                .is_some_and(|(r, a)| same(r, a))
+                && returned
+                    .zip(expected.as_ref())
+                    .is_some_and(|(r, e)| !same(r, e));
+            if mutation_lost || returned_used {
+                return vec![req::HOOK_04];
+            }
+        }
         let mut ids = Vec::new();
         if of == "execute"
             && validated
@@ -377,6 +481,27 @@ impl<'a> Judging<'a> {
                 }
                 if self.plain_schema(call) {
                     ids.push(req::VAL_08);
+                }
+            }
+        }
+        // a string the model sent as `null` reaches the tool as the text
+        // "null" (TypeBox-built schemas; PIPE-RESULT-08, 1.6: plain ones
+        // too): the tool got something else, or got it where pi does not
+        // give it
+        if of == "execute" {
+            let text = Json::from("null");
+            let (x, y) = (args(&self.e, "execute"), args(&self.a, "execute"));
+            let (x, y) = (
+                x.as_ref().and_then(Json::as_object),
+                y.as_ref().and_then(Json::as_object),
+            );
+            if let (Some(raw), Some(x), Some(y)) = (raw.as_ref().and_then(Json::as_object), x, y) {
+                let differs = raw.iter().any(|(k, v)| {
+                    let (p, q) = (x.get(k), y.get(k));
+                    v.is_null() && (p == Some(&text) || q == Some(&text)) && p != q
+                });
+                if differs {
+                    ids.push(req::RESULT_08);
                 }
             }
         }

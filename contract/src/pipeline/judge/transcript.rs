@@ -104,10 +104,14 @@ impl<'a> Judging<'a> {
             {
                 self.name(&[req::RESULT_01], msg.clone());
             }
+            // a model call more or less brings its assistant message, and
+            // the messages queued for it: the provider-call predicate's
+            let queued = providers_differ && self.e.queued_messages();
             let others = |k: &str| {
                 k != "system"
                     && !k.starts_with("toolResult(")
                     && (k != "assistant" || !providers_differ)
+                    && (k != "user" || !queued)
             };
             if seq(&xl, &others) != seq(&yl, &others) {
                 self.name(&[req::ORDER_01], msg);
@@ -216,7 +220,15 @@ impl<'a> Judging<'a> {
         }
         let has = |k: Kind| self.calls.iter().any(|c| c.kind == k);
         let aborted = self.e.entries().any(|(_, l, _)| l.name == "abort");
-        let ids: Vec<&str> = if has(Kind::Cut) {
+        // a model call the implementation did not make, which pi made
+        // with the aborted signal: after an aborted batch pi asks the
+        // model again, whatever the batch voted (PIPE-ABORT-07)
+        let aborted_call = self.e.entries().any(|(_, _, e)| {
+            matches!(e, TraceEntry::Provider { index, aborted: true, .. } if *index == m)
+        });
+        let ids: Vec<&str> = if n > m && aborted_call {
+            vec![req::ABORT_07]
+        } else if has(Kind::Cut) {
             vec![req::TERM_04]
         } else if has(Kind::NotRun) {
             vec![req::STOP_02]
@@ -224,6 +236,14 @@ impl<'a> Judging<'a> {
             vec![req::STOP_01]
         } else if aborted {
             vec![req::ABORT_07]
+        } else if self.e.stopped_by_the_turn_hook() != self.a.stopped_by_the_turn_hook() {
+            // the run ends when shouldStopAfterTurn answers true, and only
+            // then (PIPE-STOP-03; 1.6 ignores it and goes on)
+            vec![req::STOP_03]
+        } else if n > m && self.queued_after_a_vote(m) {
+            // the call the implementation did not make came from messages
+            // queued after a batch that voted to terminate (PIPE-TERM-03)
+            vec![req::TERM_03]
         } else if has(Kind::Stopped) || self.calls.iter().any(|c| self.e.has("afterToolCall", c.id))
         {
             vec![req::TERM_01, req::TERM_02]
@@ -231,6 +251,49 @@ impl<'a> Judging<'a> {
             vec![req::TERM_01]
         };
         self.name(&ids, format!("{m} model call(s), expected {n}"));
+    }
+
+    /// Whether the reference's model call `index` came from messages
+    /// queued after a batch that voted to terminate: steering or follow-up
+    /// messages injected after a `turn_end` whose every result has
+    /// `terminate: true` on its end event.
+    fn queued_after_a_vote(&self, index: u32) -> bool {
+        let entries: Vec<(usize, &Label, &TraceEntry)> = self.e.entries().collect();
+        let provider = format!("provider:{index}");
+        let Some(at) = entries.iter().position(|(_, l, _)| l.name == provider) else {
+            return false;
+        };
+        let before = entries.get(..at).unwrap_or_default();
+        let Some(turn_end) = before.iter().rposition(|(_, l, _)| l.name == "turn_end") else {
+            return false;
+        };
+        let injected = before
+            .iter()
+            .skip(turn_end)
+            .any(|(_, l, _)| l.name == "message_end:user");
+        let Some((_, _, TraceEntry::Event { event })) = before.get(turn_end) else {
+            return false;
+        };
+        let ids: Vec<&str> = event
+            .get("toolResults")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("toolCallId").and_then(Json::as_str))
+            .collect();
+        let batch = before.get(..turn_end).unwrap_or_default();
+        let voted = |id: &str| {
+            let end = batch.iter().rev().find_map(|(_, l, e)| match e {
+                TraceEntry::Event { event } if l.name == "end" && l.call.as_deref() == Some(id) => {
+                    Some(event)
+                }
+                _ => None,
+            });
+            end.and_then(|e| e.get("result"))
+                .and_then(|r| r.get("terminate"))
+                == Some(&Json::Bool(true))
+        };
+        injected && !ids.is_empty() && ids.iter().all(|id| voted(id))
     }
 
     /// The messages the run resolved with.

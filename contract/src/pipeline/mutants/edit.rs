@@ -271,3 +271,101 @@ pub(super) fn parallel(o: &Obs) -> bool {
         _ => false,
     })
 }
+
+/// The run ended (resolved) right after entry `i`: the trace cut there
+/// and closed with `agent_end`, whose messages (and the resolved ones)
+/// are every message emitted so far; the model calls and result bytes
+/// those entries hold.
+pub(super) fn end_run_after(o: &Obs, i: usize) -> Option<Obs> {
+    let mut m = o.clone();
+    m.trace.truncate(i.checked_add(1)?);
+    let emitted: Vec<Json> = m
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEntry::Event { event } if event.get("type") == Some(&json!("message_end")) => {
+                event.get("message").cloned()
+            }
+            _ => None,
+        })
+        .collect();
+    let results = emitted
+        .iter()
+        .filter(|e| e.get("role") == Some(&json!("toolResult")))
+        .count();
+    m.trace.push(TraceEntry::Event {
+        event: json!({"type": "agent_end", "messages": emitted}),
+    });
+    m.provider_calls = m
+        .trace
+        .iter()
+        .filter(|e| matches!(e, TraceEntry::Provider { .. }))
+        .count()
+        .try_into()
+        .ok()?;
+    m.tool_results.truncate(results);
+    m.end = RunEnd::Resolved;
+    m.messages = Some(emitted);
+    Some(m)
+}
+
+/// Whether the run ended because `shouldStopAfterTurn` said so: its call
+/// is the entry right before `agent_end`.
+pub(super) fn stopped_by_the_turn_hook(o: &Obs) -> bool {
+    o.trace.windows(2).any(|w| {
+        matches!(w, [TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. }), e] if label(e).name == "agent_end")
+    })
+}
+
+/// The script a hook runs for a call.
+pub(super) fn script<'a>(body: Option<&'a Body>, call: &str) -> Option<&'a Script> {
+    match body? {
+        Body::Script(s) => Some(s),
+        Body::PerCall(p) => p.calls.get(call).or(p.default.as_ref()),
+    }
+}
+
+/// What a hook's script returns for a call, when it returns an object.
+pub(super) fn returned<'a>(body: Option<&'a Body>, call: &str) -> Option<&'a Map<String, Json>> {
+    match script(body, call)?.then.as_ref()? {
+        Outcome::Return(Json::Object(o)) => Some(o),
+        _ => None,
+    }
+}
+
+/// The call's execute invocations with `params`.
+pub(super) fn with_params(o: &Obs, call: &str, params: Json) -> Obs {
+    let mut m = o.clone();
+    for e in &mut m.trace {
+        if let TraceEntry::Invoke(Invocation::Execute {
+            tool_call_id,
+            params: p,
+            ..
+        }) = e
+        {
+            if tool_call_id == call {
+                *p = params.clone();
+            }
+        }
+    }
+    m
+}
+
+/// How many assistant messages (`message_end`) hold a tool call `call`.
+pub(super) fn calls_in_assistant_messages(o: &Obs, call: &str) -> usize {
+    o.trace
+        .iter()
+        .filter(|e| label(e).name == "message_end:assistant")
+        .filter_map(|e| match e {
+            TraceEntry::Event { event } => event.get("message"),
+            _ => None,
+        })
+        .filter(|m| {
+            m.get("content")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .any(|b| b.get("id") == Some(&json!(call)))
+        })
+        .count()
+}
