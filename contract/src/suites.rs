@@ -92,6 +92,31 @@ pub struct Judgement {
     pub measures: Vec<Measure>,
 }
 
+impl Judgement {
+    /// The verdict when the scenario or an observation does not decode in
+    /// the suite's format: one unnamed violation (it weighs as a MUST).
+    pub fn undecodable() -> Judgement {
+        Judgement {
+            violations: vec![Violation::unnamed(
+                "the scenario or an observation does not decode",
+            )],
+            ..Judgement::default()
+        }
+    }
+}
+
+/// A suite's scenario or observation decoded from its JSON; the error
+/// names `what` ("boundary scenario") and says where the JSON departs.
+pub fn decode<T: serde::de::DeserializeOwned>(what: &str, json: &Json) -> Result<T, Error> {
+    serde_json::from_value(json.clone()).map_err(|e| Error::scenario(format!("{what}: {e}")))
+}
+
+/// The JSON of a decoded scenario or observation (the suites' canonical
+/// form: fields in their declared order, defaults left out).
+pub fn encode<T: Serialize>(value: &T) -> Result<Json, Error> {
+    serde_json::to_value(value).map_err(|e| Error::scenario(format!("encoding: {e}")))
+}
+
 /// One suite.
 pub trait SuiteDef: Send + Sync {
     /// The id case files and the command line use (`"core"`).

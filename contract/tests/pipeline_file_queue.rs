@@ -260,15 +260,20 @@ fn scenarios_outside_the_model_are_refused_clearly() {
         (json!([{"bogus": 1}]), "one of the keys"),
     ];
     for (steps, says) in bad {
-        let json = json!({"fileQueue": {"steps": steps}});
-        let error = PIPELINE
-            .check_scenario(&json)
-            .expect_err(&format!("accepted {json}"));
-        assert!(
-            error.to_string().contains(says),
-            "{json}: {error} does not say {says:?}"
-        );
+        refused(json!({ "steps": steps }), says);
     }
+}
+
+/// `{"fileQueue": file_queue}` is refused with an error that says `says`.
+fn refused(file_queue: Json, says: &str) {
+    let json = json!({ "fileQueue": file_queue });
+    let error = PIPELINE
+        .check_scenario(&json)
+        .expect_err(&format!("accepted {json}"));
+    assert!(
+        error.to_string().contains(says),
+        "{json}: {error} does not say {says:?}"
+    );
 }
 
 #[test]
@@ -283,13 +288,6 @@ fn cwds_and_names_outside_the_format_are_refused() {
         ),
     ];
     for (file_queue, says) in bad {
-        let json = json!({ "fileQueue": file_queue });
-        let error = PIPELINE
-            .check_scenario(&json)
-            .expect_err(&format!("accepted {json}"));
-        assert!(
-            error.to_string().contains(says),
-            "{json}: {error} does not say {says:?}"
-        );
+        refused(file_queue, says);
     }
 }

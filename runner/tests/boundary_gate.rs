@@ -14,15 +14,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
-use toolgate_runner::adapter;
 use toolgate_runner::cases;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
-fn node_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node")
-}
+mod common;
+
+use common::node_dir;
 
 fn wall_dir() -> PathBuf {
     node_dir().join("runtimes/toolgate-wall")
@@ -73,19 +72,8 @@ fn options(runtime: &Path) -> RunOptions {
         shell_words::quote(&runtime.display().to_string())
     );
     RunOptions {
-        implementation: Some(adapter::Options {
-            command,
-            timeout: Duration::from_secs(60),
-            start_timeout: Duration::from_secs(30),
-            max_restarts: 10,
-        }),
-        filter_suites: vec!["boundary".into()],
         strict: true,
-        shrink_steps: 0,
-        save_dir: PathBuf::from("target/toolgate-failures"),
-        progress: false,
-        quiet: true,
-        ..RunOptions::default()
+        ..common::gate_options(command, "boundary", Duration::from_secs(60))
     }
 }
 

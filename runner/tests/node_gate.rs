@@ -10,12 +10,10 @@
 mod common;
 
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use toolgate_runner::adapter;
 use toolgate_runner::outcome::Status;
-use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
 /// The three slowest cases (a million keys or levels, built in JavaScript
@@ -37,45 +35,8 @@ fn options(module: Option<&Path>) -> RunOptions {
             shell_words::quote(&module.display().to_string())
         ));
     }
-    RunOptions {
-        implementation: Some(adapter::Options {
-            command,
-            timeout: Duration::from_secs(120),
-            start_timeout: Duration::from_secs(30),
-            max_restarts: 20,
-        }),
-        // the boundary suite grades runtimes through adapters/node/boundary
-        filter_suites: vec!["core".into()],
-        shrink_steps: 0,
-        save_dir: PathBuf::from("target/toolgate-failures"),
-        progress: false,
-        quiet: true,
-        ..RunOptions::default()
-    }
-}
-
-fn check(options: &RunOptions, exit_code: i32) -> RunReport {
-    let report = run(options).unwrap_or_else(|e| panic!("the gate did not run: {e}"));
-    if report.exit_code != exit_code {
-        let bad: Vec<String> = report
-            .cases
-            .iter()
-            .filter(|c| c.status != Status::Pass)
-            .take(10)
-            .map(|c| {
-                format!(
-                    "{} {:?} {:?} {:?}",
-                    c.id, c.status, c.requirements, c.message
-                )
-            })
-            .collect();
-        panic!(
-            "exit code {} (expected {exit_code}):\n{}",
-            report.exit_code,
-            bad.join("\n")
-        );
-    }
-    report
+    // the boundary suite grades runtimes through adapters/node/boundary
+    common::gate_options(command, "core", Duration::from_secs(120))
 }
 
 #[test]
@@ -83,7 +44,7 @@ fn the_javascript_implementation_passes_the_corpus() {
     if !common::node_available() {
         return;
     }
-    let report = check(&options(None), 0);
+    let report = common::check(&options(None), 0);
     assert_eq!(report.implementation.language, "javascript");
     assert!(report.cases.iter().all(|c| c.status == Status::Pass));
 }
@@ -98,7 +59,7 @@ fn the_javascript_implementation_passes_generated_cases() {
     o.no_corpus = true;
     o.generate = 300;
     o.seed = Some(20261130);
-    let report = check(&o, 0);
+    let report = common::check(&o, 0);
     let skipped = report
         .cases
         .iter()

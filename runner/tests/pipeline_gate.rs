@@ -15,9 +15,7 @@ use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
-use toolgate_runner::adapter;
 use toolgate_runner::outcome::Status;
-use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
 /// The adapter's settle window: every run that ends does so within
@@ -27,41 +25,11 @@ const SETTLE_MS: u32 = 200;
 
 fn options(arguments: &str) -> RunOptions {
     let adapter = common::node_dir().join("pipeline/adapter.mjs");
-    RunOptions {
-        implementation: Some(adapter::Options {
-            command: format!(
-                "node {} --settle-ms {SETTLE_MS} {arguments}",
-                shell_words::quote(&adapter.display().to_string())
-            ),
-            timeout: Duration::from_secs(60),
-            start_timeout: Duration::from_secs(30),
-            max_restarts: 20,
-        }),
-        filter_suites: vec!["pipeline".into()],
-        shrink_steps: 0,
-        save_dir: PathBuf::from("target/toolgate-failures"),
-        progress: false,
-        quiet: true,
-        ..RunOptions::default()
-    }
-}
-
-fn check(options: &RunOptions, exit_code: i32) -> RunReport {
-    let report = run(options).unwrap_or_else(|e| panic!("the gate did not run: {e}"));
-    let bad: Vec<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.status != Status::Pass)
-        .take(10)
-        .map(|c| {
-            format!(
-                "{} {:?} {:?} {:?}",
-                c.id, c.status, c.requirements, c.message
-            )
-        })
-        .collect();
-    assert_eq!(report.exit_code, exit_code, "{}", bad.join("\n"));
-    report
+    let command = format!(
+        "node {} --settle-ms {SETTLE_MS} {arguments}",
+        shell_words::quote(&adapter.display().to_string())
+    );
+    common::gate_options(command, "pipeline", Duration::from_secs(60))
 }
 
 #[test]
@@ -69,7 +37,7 @@ fn pi_0_85_passes_the_corpus_and_generated_cases() {
     if !common::node_available() {
         return;
     }
-    let report = check(&options("--pi 0.85"), 0);
+    let report = common::check(&options("--pi 0.85"), 0);
     assert!(report.cases.len() >= 150);
     assert!(report.cases.iter().all(|c| c.status == Status::Pass));
     // .ci/run runs 5,000 with the release binary; this keeps cargo test short
@@ -77,7 +45,7 @@ fn pi_0_85_passes_the_corpus_and_generated_cases() {
     o.no_corpus = true;
     o.generate = 300;
     o.seed = Some(20261201);
-    check(&o, 0);
+    common::check(&o, 0);
 }
 
 #[test]
@@ -90,7 +58,7 @@ fn pi_1_6_fails_as_its_baseline_says() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../matrix/pipeline/baselines/pi-agent-core-1.6.txt"),
     );
-    check(&o, 0);
+    common::check(&o, 0);
 }
 
 #[derive(Deserialize)]

@@ -300,24 +300,49 @@ pub fn scenario(data: &[u8]) -> Verdict {
 /// that does not decode is a generator bug; a JSON one is skipped.
 pub fn boundary(data: &[u8]) -> Verdict {
     use crate::portable::{generate, properties, translate, PortableScenario};
+    suite_target(
+        data,
+        "not a boundary scenario",
+        |scenario: &PortableScenario| {
+            if translate::decode(scenario).is_err() {
+                return Err("a malformed boundary scenario");
+            }
+            if too_large_to_fuzz(&serde_json::to_value(scenario).unwrap_or(Json::Null)) {
+                return Err("a value family too large to fuzz quickly");
+            }
+            Ok(())
+        },
+        generate::scenario_from_bytes,
+        properties::check,
+    )
+}
+
+/// The shape of a suite's target: input that starts as JSON is a scenario
+/// of the suite (skipped when it does not decode, or `usable` refuses it);
+/// any other bytes go to the suite's generator; then every property of
+/// the suite's `check` must hold (a broken one panics, as libFuzzer wants).
+fn suite_target<S: serde::de::DeserializeOwned, Covered>(
+    data: &[u8],
+    not_a_scenario: &'static str,
+    usable: impl Fn(&S) -> Result<(), &'static str>,
+    generate: fn(&[u8]) -> S,
+    check: fn(&S) -> Result<Covered, String>,
+) -> Verdict {
     if data.len() > MAX_INPUT {
         return Verdict::Skipped("oversized");
     }
     let scenario = if data.first() == Some(&b'{') {
-        let Ok(scenario) = serde_json::from_slice::<PortableScenario>(data) else {
-            return Verdict::Skipped("not a boundary scenario");
+        let Ok(scenario) = serde_json::from_slice::<S>(data) else {
+            return Verdict::Skipped(not_a_scenario);
         };
-        if translate::decode(&scenario).is_err() {
-            return Verdict::Skipped("a malformed boundary scenario");
-        }
-        if too_large_to_fuzz(&serde_json::to_value(&scenario).unwrap_or(Json::Null)) {
-            return Verdict::Skipped("a value family too large to fuzz quickly");
+        if let Err(why) = usable(&scenario) {
+            return Verdict::Skipped(why);
         }
         scenario
     } else {
-        generate::scenario_from_bytes(data)
+        generate(data)
     };
-    if let Err(e) = properties::check(&scenario) {
+    if let Err(e) = check(&scenario) {
         panic!("{e}");
     }
     Verdict::Checked
@@ -359,22 +384,15 @@ fn too_large_to_fuzz(scenario: &Json) -> bool {
 /// reference does not model is skipped; a generated one is a generator bug.
 pub fn pipeline(data: &[u8]) -> Verdict {
     use crate::pipeline::{generate, properties, reference, spec::PipelineScenario};
-    if data.len() > MAX_INPUT {
-        return Verdict::Skipped("oversized");
-    }
-    let scenario = if data.first() == Some(&b'{') {
-        let Ok(scenario) = serde_json::from_slice::<PipelineScenario>(data) else {
-            return Verdict::Skipped("not a pipeline scenario");
-        };
-        if reference::observe(&scenario).is_err() {
-            return Verdict::Skipped("a pipeline scenario outside the reference's model");
-        }
-        scenario
-    } else {
-        generate::scenario_from_bytes(data)
-    };
-    if let Err(e) = properties::check(&scenario) {
-        panic!("{e}");
-    }
-    Verdict::Checked
+    suite_target(
+        data,
+        "not a pipeline scenario",
+        |scenario: &PipelineScenario| {
+            reference::observe(scenario)
+                .map(|_| ())
+                .map_err(|_| "a pipeline scenario outside the reference's model")
+        },
+        generate::scenario_from_bytes,
+        properties::check,
+    )
 }

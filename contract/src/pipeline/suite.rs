@@ -9,7 +9,7 @@ use super::file_queue::{self, is_file_queue, FileQueueObservation, FileQueueScen
 use super::spec::{ParametersKind, PipelineObservation, PipelineScenario};
 use super::{judge, reference, requirements};
 use crate::error::Error;
-use crate::suites::{Judgement, Level, SuiteDef, Violation};
+use crate::suites::{decode, encode, Judgement, Level, SuiteDef};
 use serde_json::Value as Json;
 
 /// The pipeline suite.
@@ -44,18 +44,11 @@ fn scenario(json: &Json) -> Result<Scenario, Error> {
     if is_file_queue(json) {
         return file_queue::reference::decode(json).map(Scenario::FileQueue);
     }
-    serde_json::from_value(json.clone())
-        .map(|s| Scenario::Loop(Box::new(s)))
-        .map_err(|e| Error::scenario(format!("pipeline scenario: {e}")))
+    decode("pipeline scenario", json).map(|s| Scenario::Loop(Box::new(s)))
 }
 
-fn decode<T: serde::de::DeserializeOwned>(json: &Json) -> Result<T, Error> {
-    serde_json::from_value(json.clone())
-        .map_err(|e| Error::scenario(format!("pipeline observation: {e}")))
-}
-
-fn encode<T: serde::Serialize>(value: &T) -> Result<Json, Error> {
-    serde_json::to_value(value).map_err(|e| Error::scenario(format!("encoding: {e}")))
+fn observation<T: serde::de::DeserializeOwned>(json: &Json) -> Result<T, Error> {
+    decode("pipeline observation", json)
 }
 
 impl SuiteDef for Pipeline {
@@ -130,15 +123,15 @@ impl SuiteDef for Pipeline {
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
         let violations = match scenario(scenario_json) {
-            Ok(Scenario::Loop(s)) => match (decode(expected), decode(actual)) {
+            Ok(Scenario::Loop(s)) => match (observation(expected), observation(actual)) {
                 (Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
-                _ => undecodable(),
+                _ => return Judgement::undecodable(),
             },
-            Ok(Scenario::FileQueue(s)) => match (decode(expected), decode(actual)) {
+            Ok(Scenario::FileQueue(s)) => match (observation(expected), observation(actual)) {
                 (Ok(e), Ok(a)) => file_queue::judge::judge(&s, &e, &a),
-                _ => undecodable(),
+                _ => return Judgement::undecodable(),
             },
-            Err(_) => undecodable(),
+            Err(_) => return Judgement::undecodable(),
         };
         Judgement {
             violations,
@@ -148,15 +141,9 @@ impl SuiteDef for Pipeline {
 
     fn canonical_observation(&self, json: &Json) -> Result<Json, Error> {
         if is_file_queue(json) {
-            encode(&decode::<FileQueueObservation>(json)?)
+            encode(&observation::<FileQueueObservation>(json)?)
         } else {
-            encode(&decode::<PipelineObservation>(json)?)
+            encode(&observation::<PipelineObservation>(json)?)
         }
     }
-}
-
-fn undecodable() -> Vec<Violation> {
-    vec![Violation::unnamed(
-        "the scenario or an observation does not decode",
-    )]
 }

@@ -37,13 +37,11 @@ const OBSERVATION_SCHEMA: &str =
     include_str!("../../../corpus/schema/boundary-observation.schema.json");
 
 fn scenario(json: &Json) -> Result<PortableScenario, Error> {
-    serde_json::from_value(json.clone())
-        .map_err(|e| Error::scenario(format!("boundary scenario: {e}")))
+    crate::suites::decode("boundary scenario", json)
 }
 
 fn observation(json: &Json) -> Result<PortableObservation, Error> {
-    serde_json::from_value(json.clone())
-        .map_err(|e| Error::scenario(format!("boundary observation: {e}")))
+    crate::suites::decode("boundary observation", json)
 }
 
 impl SuiteDef for Portable {
@@ -113,12 +111,7 @@ impl SuiteDef for Portable {
             observation(actual),
         );
         let (Ok(s), Ok(e), Ok(a)) = parsed else {
-            return Judgement {
-                violations: vec![crate::suites::Violation::unnamed(
-                    "the scenario or an observation does not decode",
-                )],
-                ..Judgement::default()
-            };
+            return Judgement::undecodable();
         };
         let (violations, measures) = judge::judge(&s, &e, &a);
         Judgement {

@@ -1,5 +1,6 @@
 //! Helpers the runner's gate tests share: where the Node adapters are,
-//! whether Node is there, and the verdict on a mutant's run.
+//! whether Node is there, a gate's options and exit-code check, and the
+//! verdict on a mutant's run.
 
 #![allow(dead_code)]
 
@@ -7,6 +8,11 @@ pub mod mutants;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
+use toolgate_runner::adapter;
+use toolgate_runner::outcome::Status;
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
 
 /// `adapters/node`.
 pub fn node_dir() -> PathBuf {
@@ -30,4 +36,50 @@ pub fn node_available() -> bool {
         );
     }
     found
+}
+
+/// The options of a gate test: the adapter `command` on `suite`, with
+/// `timeout` per case, no shrinking, no progress bar, shrunk failures (if
+/// a test asks for any) under `target/toolgate-failures`.
+pub fn gate_options(command: String, suite: &str, timeout: Duration) -> RunOptions {
+    RunOptions {
+        implementation: Some(adapter::Options {
+            command,
+            timeout,
+            start_timeout: Duration::from_secs(30),
+            max_restarts: 20,
+        }),
+        filter_suites: vec![suite.into()],
+        shrink_steps: 0,
+        save_dir: PathBuf::from("target/toolgate-failures"),
+        progress: false,
+        quiet: true,
+        ..RunOptions::default()
+    }
+}
+
+/// Runs the gate and asserts its exit code, printing the first ten cases
+/// that did not pass when it differs.
+pub fn check(options: &RunOptions, exit_code: i32) -> RunReport {
+    let report = run(options).unwrap_or_else(|e| panic!("the gate did not run: {e}"));
+    let bad: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status != Status::Pass)
+        .take(10)
+        .map(|c| {
+            format!(
+                "{} {:?} {:?} {:?}",
+                c.id, c.status, c.requirements, c.message
+            )
+        })
+        .collect();
+    assert_eq!(
+        report.exit_code,
+        exit_code,
+        "exit code {} (expected {exit_code}):\n{}",
+        report.exit_code,
+        bad.join("\n")
+    );
+    report
 }

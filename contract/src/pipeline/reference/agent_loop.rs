@@ -281,13 +281,7 @@ async fn fail_truncated(w: W, calls: Vec<Val>) -> Completion<Batch> {
             result: error_result(Val::str(text)),
             is_error: Val::Bool(true),
         };
-        let end = w.realm.spawn(emit_end(w.clone(), finalized.clone()));
-        w.realm.wait(&end).await?;
-        let message = tool_result_message(&finalized)?;
-        let sent = w
-            .realm
-            .spawn(emit_result_message(w.clone(), message.clone()));
-        w.realm.wait(&sent).await?;
+        let message = end_and_message(&w, &finalized).await?;
         messages.push(message);
     }
     Ok((messages, false))
@@ -358,6 +352,20 @@ async fn emit_end(w: W, f: Finalized) -> Completion<()> {
         ),
     )
     .await
+}
+
+/// One finalized call's end event, then its result message, each emitted
+/// and awaited in place as pi does (a nested Rust future costs no job
+/// turn): the result message.
+async fn end_and_message(w: &W, finalized: &Finalized) -> Completion<Val> {
+    let end = w.realm.spawn(emit_end(w.clone(), finalized.clone()));
+    w.realm.wait(&end).await?;
+    let message = tool_result_message(finalized)?;
+    let sent = w
+        .realm
+        .spawn(emit_result_message(w.clone(), message.clone()));
+    w.realm.wait(&sent).await?;
+    Ok(message)
 }
 
 async fn emit_result_message(w: W, message: Val) -> Completion<()> {
@@ -470,13 +478,7 @@ async fn sequential_batch(
                     .await?
             }
         };
-        let end = w.realm.spawn(emit_end(w.clone(), finalized.clone()));
-        w.realm.wait(&end).await?;
-        let message = tool_result_message(&finalized)?;
-        let sent = w
-            .realm
-            .spawn(emit_result_message(w.clone(), message.clone()));
-        w.realm.wait(&sent).await?;
+        let message = end_and_message(&w, &finalized).await?;
         finalized_calls.push(finalized);
         messages.push(message);
         if signal_aborted(&w) {
