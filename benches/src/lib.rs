@@ -6,6 +6,11 @@
 //! outside any measured loop; [`Input::prepare`] makes the source (a model
 //! [`Runtime`] over the heap, or the `serde_json` source) and
 //! [`Prepared::run`] is the one thing measured: `serializer::serialize`.
+//!
+//! The hostile arguments of the validation bench (`benches/validation.rs`)
+//! are in [`validation`].
+
+pub mod validation;
 
 use serde_json::json;
 use std::collections::BTreeMap;

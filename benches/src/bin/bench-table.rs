@@ -1,8 +1,17 @@
-//! Prints the Markdown table of the serializer benchmarks from criterion's
-//! saved estimates: every family at every size with its median and its
-//! ratio to the serde_json baseline, then per family the flatness (median at
-//! the largest size / median at the smallest size that already hits a
-//! budget) and the worst median against the serde_json baseline.
+//! Prints the Markdown tables of the benchmarks from criterion's saved
+//! estimates.
+//!
+//! The serializer (`benches/serializer.rs`): every family at every size
+//! with its median and its ratio to the serde_json baseline, then per
+//! family the flatness (median at the largest size / median at the smallest
+//! size that already hits a budget) and the worst median against the
+//! serde_json baseline.
+//!
+//! The validation reference (`benches/validation.rs`): every family at
+//! every size with the size of the arguments' text, the reference's median,
+//! the median of serde_json parsing the same text in the same run, their
+//! ratio and what the reference answers; then per family the ratio at the
+//! largest size and the worst.
 //!
 //! ```sh
 //! cargo bench -p toolgate-benches
@@ -12,10 +21,11 @@
 //! The directory defaults to `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`,
 //! else the workspace's `target/criterion`. Which size first hits a budget
 //! is found by building and serializing the family's small inputs once.
+//! A table whose benchmarks were not run is left out.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use toolgate_benches::{budget_hit, families};
+use toolgate_benches::{budget_hit, families, validation};
 
 /// Flatness goal of the issue.
 const FLATNESS_GOAL: f64 = 1.5;
@@ -32,14 +42,48 @@ fn default_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion")
 }
 
-/// The median of one benchmark in nanoseconds, if it was run.
-fn median(dir: &Path, id: &[&str]) -> Option<f64> {
+/// One of a benchmark's saved JSON files, if it was run.
+fn saved(dir: &Path, id: &[&str], file: &str) -> Option<serde_json::Value> {
     let mut path = dir.to_path_buf();
     path.extend(id);
-    path.push("new/estimates.json");
+    path.push("new");
+    path.push(file);
     let text = std::fs::read_to_string(&path).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.get("median")?.get("point_estimate")?.as_f64()
+    serde_json::from_str(&text).ok()
+}
+
+/// The median of one benchmark in nanoseconds, if it was run.
+fn median(dir: &Path, id: &[&str]) -> Option<f64> {
+    saved(dir, id, "estimates.json")?
+        .get("median")?
+        .get("point_estimate")?
+        .as_f64()
+}
+
+/// The bytes a benchmark declared as its throughput.
+fn bytes(dir: &Path, id: &[&str]) -> Option<u64> {
+    saved(dir, id, "benchmark.json")?
+        .get("throughput")?
+        .get("Bytes")?
+        .as_u64()
+}
+
+/// A ratio with two decimals, or two significant digits below 0.1.
+fn ratio(r: f64) -> String {
+    if r >= 0.1 {
+        format!("{r:.2}")
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
+fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        n if n < 1 << 10 => format!("{n} B"),
+        n if n < 1 << 20 => format!("{:.1} KiB", b / 1024.0),
+        _ => format!("{:.1} MiB", b / (1024.0 * 1024.0)),
+    }
 }
 
 fn time(ns: f64) -> String {
@@ -71,14 +115,27 @@ fn main() -> ExitCode {
             }
         }
     }
-    let Some(serde) = median(&dir, &["baseline", "serde_json_4k"]) else {
+    let serializer = serializer_tables(&dir);
+    if serializer {
+        println!();
+    }
+    let validation = validation_tables(&dir);
+    if !serializer && !validation {
         eprintln!(
-            "no baseline in {} (run `cargo bench -p toolgate-benches` first, or pass --criterion-dir)",
+            "no estimates in {} (run `cargo bench -p toolgate-benches` first, or pass --criterion-dir)",
             dir.display()
         );
         return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// The serializer's tables, if its baseline was measured.
+fn serializer_tables(dir: &Path) -> bool {
+    let Some(serde) = median(dir, &["baseline", "serde_json_4k"]) else {
+        return false;
     };
-    let memcpy = median(&dir, &["baseline", "memcpy_4k"]);
+    let memcpy = median(dir, &["baseline", "memcpy_4k"]);
 
     println!(
         "Baselines: `serde_json::to_string` of a ~4 KiB value {}; 4 KiB memory copy {}.\n",
@@ -93,7 +150,7 @@ fn main() -> ExitCode {
         let mut first_hit: Option<(u64, f64)> = None;
         let mut searching = true;
         for &size in family.sizes {
-            let Some(m) = median(&dir, &["serializer", family.name, &size.to_string()]) else {
+            let Some(m) = median(dir, &["serializer", family.name, &size.to_string()]) else {
                 continue;
             };
             // budgets are monotone in size here: build only until the first hit
@@ -153,5 +210,83 @@ fn main() -> ExitCode {
             if all_flat { "yes" } else { "no" }
         );
     }
-    ExitCode::SUCCESS
+    true
+}
+
+/// One case of the validation bench, as measured.
+struct Row {
+    family: &'static str,
+    unit: &'static str,
+    size: u64,
+    text: Option<u64>,
+    reference: f64,
+    serde: f64,
+    answer: validation::Answer,
+}
+
+/// The validation bench's tables, if any of it was measured.
+fn validation_tables(dir: &Path) -> bool {
+    let mut rows = Vec::new();
+    for family in validation::families() {
+        for &n in family.sizes {
+            let n_text = n.to_string();
+            let reference = ["validation", family.name, &n_text];
+            let baseline = ["validation_serde_json", family.name, &n_text];
+            let (Some(r), Some(p)) = (median(dir, &reference), median(dir, &baseline)) else {
+                continue;
+            };
+            rows.push(Row {
+                family: family.name,
+                unit: family.unit,
+                size: n,
+                text: bytes(dir, &baseline),
+                reference: r,
+                serde: p,
+                answer: (family.answer)(n),
+            });
+        }
+    }
+    if rows.is_empty() {
+        return false;
+    }
+    println!(
+        "Validation (pi-ai 0.85.0's `validateToolArguments`, `pipeline::validation`) against \
+         `serde_json` parsing the same arguments' text into a value, in the same run.\n"
+    );
+    println!("| family | size | text | reference | serde_json parse | × serde_json | reference answers |");
+    println!("|---|---:|---:|---:|---:|---:|---|");
+    for row in &rows {
+        println!(
+            "| {} | {} {} | {} | {} | {} | {} | {} |",
+            row.family,
+            row.size,
+            row.unit,
+            row.text.map_or("-".to_string(), size),
+            time(row.reference),
+            time(row.serde),
+            ratio(row.reference / row.serde),
+            row.answer.describe()
+        );
+    }
+    println!("\n| family | largest size | × serde_json there | worst × serde_json |");
+    println!("|---|---:|---:|---:|");
+    for family in validation::families() {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.family == family.name).collect();
+        let Some(last) = mine.last() else {
+            continue;
+        };
+        let worst = mine
+            .iter()
+            .map(|r| r.reference / r.serde)
+            .fold(0.0, f64::max);
+        println!(
+            "| {} | {} ({}) | {} | {} |",
+            family.name,
+            last.size,
+            time(last.reference),
+            ratio(last.reference / last.serde),
+            ratio(worst)
+        );
+    }
+    true
 }

@@ -5,7 +5,9 @@
 //! schemas do not carry either, so it runs after `Value.Convert` too.
 
 use super::check::{check, type_matches};
-use super::js::{as_f64, is_integer, make_number, number_to_string, string_to_number, trim};
+use super::js::{
+    as_f64, deep_clone, is_integer, make_number, number_to_string, string_to_number, trim,
+};
 use super::schema::{JsonType, Node, Schema};
 use serde_json::Value;
 
@@ -68,7 +70,7 @@ fn coerce_union(value: Value, members: &[Schema]) -> Value {
         return value;
     }
     for m in members {
-        let candidate = coerce(value.clone(), m);
+        let candidate = coerce(deep_clone(&value), m);
         if check(m, &candidate, true) {
             return candidate;
         }

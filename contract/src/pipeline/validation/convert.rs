@@ -7,7 +7,7 @@
 //! lands in the caller's object.
 
 use super::check::check;
-use super::js::{as_f64, make_number, number_to_string, strict_eq, string_to_number};
+use super::js::{as_f64, deep_clone, make_number, number_to_string, strict_eq, string_to_number};
 use super::schema::{Kind, Node, Schema};
 use serde_json::{Map, Value};
 
@@ -121,7 +121,7 @@ fn convert_union(union: &Schema, members: &[Schema], value: Value) -> Value {
     // union accepts wins
     members
         .iter()
-        .map(|m| convert(m, value.clone()))
+        .map(|m| convert(m, deep_clone(&value)))
         .find(|candidate| check(union, candidate, false))
         .unwrap_or(value)
 }
@@ -133,7 +133,7 @@ fn convert_enum(options: &[Value], value: Value) -> Value {
     }
     options
         .iter()
-        .map(|o| convert_literal(o, value.clone()))
+        .map(|o| convert_literal(o, deep_clone(&value)))
         .find(|candidate| options.iter().any(|o| strict_eq(candidate, o)))
         .unwrap_or(value)
 }

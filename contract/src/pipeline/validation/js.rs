@@ -143,46 +143,134 @@ pub(crate) fn is_array_index(key: &str) -> bool {
 /// The value with every object's keys in the order JavaScript keeps them:
 /// array indices ascending, then the other keys in insertion order.
 pub(crate) fn js_ordered(value: &Value) -> Value {
-    match value {
-        Value::Array(items) => Value::Array(items.iter().map(js_ordered).collect()),
-        Value::Object(map) => {
-            let mut indices: Vec<(u64, &String, &Value)> = map
-                .iter()
-                .filter(|(k, _)| is_array_index(k))
-                .map(|(k, v)| (k.parse::<u64>().unwrap_or(0), k, v))
-                .collect();
-            indices.sort_by_key(|(n, _, _)| *n);
-            let mut out = Map::new();
-            for (_, k, v) in indices {
-                out.insert(k.clone(), js_ordered(v));
-            }
-            for (k, v) in map.iter().filter(|(k, _)| !is_array_index(k)) {
-                out.insert(k.clone(), js_ordered(v));
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
+    rebuild(value, true)
+}
+
+/// A copy of `value` (`Value::clone`, without recursion).
+pub(crate) fn deep_clone(value: &Value) -> Value {
+    rebuild(value, false)
+}
+
+/// An object's entries as they are copied: in JavaScript's key order, or
+/// as they are.
+fn entries(map: &Map<String, Value>, js_order: bool) -> Vec<(&String, &Value)> {
+    if !js_order || !map.keys().any(|k| is_array_index(k)) {
+        return map.iter().collect();
     }
+    let mut indices: Vec<(u64, &String, &Value)> = map
+        .iter()
+        .filter(|(k, _)| is_array_index(k))
+        .map(|(k, v)| (k.parse::<u64>().unwrap_or(0), k, v))
+        .collect();
+    indices.sort_by_key(|(n, _, _)| *n);
+    let mut out: Vec<(&String, &Value)> = Vec::with_capacity(map.len());
+    out.extend(indices.into_iter().map(|(_, k, v)| (k, v)));
+    out.extend(map.iter().filter(|(k, _)| !is_array_index(k)));
+    out
+}
+
+/// One container being copied: what is left of the source, what is made.
+enum Frame<'a> {
+    Array(std::slice::Iter<'a, Value>, Vec<Value>),
+    Object(
+        std::vec::IntoIter<(&'a String, &'a Value)>,
+        Map<String, Value>,
+        Option<&'a String>,
+    ),
+}
+
+impl<'a> Frame<'a> {
+    /// A frame for a container, or the copy of a primitive.
+    fn open(value: &'a Value, js_order: bool) -> Result<Frame<'a>, Value> {
+        match value {
+            Value::Array(items) => Ok(Frame::Array(items.iter(), Vec::with_capacity(items.len()))),
+            Value::Object(map) => Ok(Frame::Object(
+                entries(map, js_order).into_iter(),
+                Map::with_capacity(map.len()),
+                None,
+            )),
+            other => Err(other.clone()),
+        }
+    }
+
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            Frame::Array(items, _) => items.next(),
+            Frame::Object(entries, _, key) => entries.next().map(|(k, v)| {
+                *key = Some(k);
+                v
+            }),
+        }
+    }
+
+    fn push(&mut self, made: Value) {
+        match self {
+            Frame::Array(_, out) => out.push(made),
+            Frame::Object(_, out, key) => {
+                if let Some(k) = key.take() {
+                    out.insert(k.clone(), made);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self {
+            Frame::Array(_, out) => Value::Array(out),
+            Frame::Object(_, out, _) => Value::Object(out),
+        }
+    }
+}
+
+/// The copy, with an explicit stack: any depth is copied safely.
+fn rebuild(value: &Value, js_order: bool) -> Value {
+    let mut stack = match Frame::open(value, js_order) {
+        Ok(frame) => vec![frame],
+        Err(primitive) => return primitive,
+    };
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(child) => match Frame::open(child, js_order) {
+                Ok(frame) => stack.push(frame),
+                Err(primitive) => top.push(primitive),
+            },
+            None => {
+                let made = stack.pop().map(Frame::finish).unwrap_or(Value::Null);
+                match stack.last_mut() {
+                    Some(parent) => parent.push(made),
+                    None => return made,
+                }
+            }
+        }
+    }
+    Value::Null
 }
 
 /// `JSON.stringify(value)`.
 pub fn stringify(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value, None, 0);
+    write_value(&mut out, value, None);
     out
 }
 
 /// `JSON.stringify(value, null, 2)`.
 pub fn stringify_pretty(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value, Some(2), 0);
+    write_value(&mut out, value, Some(2));
     out
 }
 
 fn write_string(out: &mut String, s: &str) {
-    // serde_json escapes exactly what JSON.stringify escapes for well-formed
-    // strings: `"`, `\`, and the controls below U+0020 (short forms for
-    // \b \t \n \f \r, lowercase \u00xx for the rest)
+    // JSON.stringify escapes `"`, `\`, and the controls below U+0020 (lone
+    // surrogates too, which a Rust string cannot hold)
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    // serde_json escapes exactly these, with the same short forms (\b \t \n
+    // \f \r) and lowercase \u00xx for the rest
     match serde_json::to_string(s) {
         Ok(text) => out.push_str(&text),
         Err(_) => out.push_str("\"\""),
@@ -196,48 +284,79 @@ fn newline(out: &mut String, indent: Option<usize>, depth: usize) {
     }
 }
 
-fn write_value(out: &mut String, value: &Value, indent: Option<usize>, depth: usize) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&number_to_string(as_f64(n))),
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) => {
-            if items.is_empty() {
-                out.push_str("[]");
-                return;
+/// A container being written: its remaining items or entries, and whether
+/// one was written yet.
+enum Open<'a> {
+    Array(std::slice::Iter<'a, Value>, bool),
+    Object(serde_json::map::Iter<'a>, bool),
+}
+
+/// Writes `value` with an explicit stack of open containers, so that any
+/// depth is written safely; `depth` of a line is the number of containers
+/// open around it.
+fn write_value(out: &mut String, value: &Value, indent: Option<usize>) {
+    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        match next.take() {
+            None => {}
+            Some(Value::Null) => out.push_str("null"),
+            Some(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+            Some(Value::Number(n)) => out.push_str(&number_to_string(as_f64(n))),
+            Some(Value::String(s)) => write_string(out, s),
+            Some(Value::Array(items)) if items.is_empty() => out.push_str("[]"),
+            Some(Value::Array(items)) => {
+                out.push('[');
+                stack.push(Open::Array(items.iter(), false));
             }
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, indent, depth + 1);
-                write_value(out, item, indent, depth + 1);
+            Some(Value::Object(map)) if map.is_empty() => out.push_str("{}"),
+            Some(Value::Object(map)) => {
+                out.push('{');
+                stack.push(Open::Object(map.iter(), false));
             }
-            newline(out, indent, depth);
-            out.push(']');
         }
-        Value::Object(map) => {
-            if map.is_empty() {
-                out.push_str("{}");
-                return;
+        let depth = stack.len();
+        let Some(top) = stack.last_mut() else {
+            return;
+        };
+        let (started, close) = match top {
+            Open::Array(items, started) => match items.next() {
+                Some(item) => {
+                    next = Some(item);
+                    (std::mem::replace(started, true), None)
+                }
+                None => (true, Some(']')),
+            },
+            Open::Object(entries, started) => match entries.next() {
+                Some((k, v)) => {
+                    let was = std::mem::replace(started, true);
+                    if was {
+                        out.push(',');
+                    }
+                    newline(out, indent, depth);
+                    write_string(out, k);
+                    out.push(':');
+                    if indent.is_some() {
+                        out.push(' ');
+                    }
+                    next = Some(v);
+                    continue;
+                }
+                None => (true, Some('}')),
+            },
+        };
+        match close {
+            Some(bracket) => {
+                stack.pop();
+                newline(out, indent, depth - 1);
+                out.push(bracket);
             }
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
+            None => {
+                if started {
                     out.push(',');
                 }
-                newline(out, indent, depth + 1);
-                write_string(out, k);
-                out.push(':');
-                if indent.is_some() {
-                    out.push(' ');
-                }
-                write_value(out, v, indent, depth + 1);
+                newline(out, indent, depth);
             }
-            newline(out, indent, depth);
-            out.push('}');
         }
     }
 }
@@ -270,6 +389,21 @@ mod tests {
         assert_eq!(number_to_string(5.0), "5");
         assert_eq!(number_to_string(1e21), "1e+21");
         assert_eq!(number_to_string(1.5e-7), "1.5e-7");
+    }
+
+    #[test]
+    fn the_iterative_writers_and_copies_match_serde_json() {
+        let v = json!({"a": [1, [], {}, [2, [3, {"b": "q\"\\\n\u{1}é"}]]], "c": {"d": null, "e": true},
+            "f": [[[[]]]], "g": {"h": {"i": {}}}});
+        assert_eq!(stringify(&v), serde_json::to_string(&v).unwrap_or_default());
+        assert_eq!(
+            stringify_pretty(&v),
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        );
+        assert_eq!(deep_clone(&v), v);
+        assert_eq!(js_ordered(&v), v);
+        assert_eq!(stringify_pretty(&json!([])), "[]");
+        assert_eq!(stringify_pretty(&json!("x")), "\"x\"");
     }
 
     #[test]

@@ -18,6 +18,15 @@
 //! Schemas are JSON with TypeBox's `~kind` on the nodes a TypeBox builder
 //! made (`schema.rs` says why). Outside the supported subset the answer
 //! is [`Rejection::Unsupported`], never a guess.
+//!
+//! Where pi itself throws `RangeError: Maximum call stack size exceeded`,
+//! at a size that V8's stack sets, the reference refuses well before that
+//! size instead of guessing the stack: arguments nested more than
+//! `MAX_ARGUMENT_DEPTH` levels (pi's `structuredClone` throws from about
+//! 1,900), and schemas whose compiled check nests too deep
+//! (`schema::MAX_COMPILED_NESTING`: TypeBox's `Compile` throws from about
+//! 1,600 properties in one object). Width alone never throws in pi: a
+//! million argument keys pass or fail as any other arguments, here too.
 
 mod check;
 mod coerce;
@@ -58,36 +67,48 @@ pub fn validate_tool_arguments(
     schema: &Value,
     arguments: &Value,
 ) -> Result<Value, Rejection> {
-    if nested_deeper_than(schema, MAX_DEPTH) || nested_deeper_than(arguments, MAX_DEPTH) {
-        // the walks below recurse; JavaScript's would go deeper than Rust's stack
-        return Err(Error::model(format!("nesting deeper than {MAX_DEPTH} levels")).into());
+    if deeper_than(schema, MAX_SCHEMA_DEPTH) {
+        // the schema walks below recurse, and TypeBox's compiled check nests
+        // past V8's stack first (`schema::MAX_COMPILED_NESTING`)
+        return Err(Error::model(format!(
+            "a schema nested more than {MAX_SCHEMA_DEPTH} levels deep"
+        ))
+        .into());
+    }
+    if deeper_than(arguments, MAX_ARGUMENT_DEPTH) {
+        return Err(Error::model(format!(
+            "arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep: pi's structuredClone \
+             of them throws RangeError: Maximum call stack size exceeded past a depth that \
+             V8's stack sets (about 1,900 nested objects or 3,200 nested arrays with Node \
+             20.20.2's default stack), which the reference does not model"
+        ))
+        .into());
     }
     let root = Schema::Node(Box::new(schema::decode_root(schema)?));
     if has_proto_key(arguments) {
         // assigning `__proto__` changes a JavaScript object's prototype
         return Err(schema::unsupported("__proto__ (as an argument key)").into());
     }
-    let received = js::js_ordered(arguments);
-    let mut args = received.clone();
+    // the arguments as pi received them are made again for the error text,
+    // so that the passing path copies them only once
+    let mut args = js::js_ordered(arguments);
     normalize_optional_nulls(&mut args, &root);
     convert::convert_root(&root, &mut args);
-    let coerced = coerce::coerce(args.clone(), &root);
-    let both_objects = matches!(args, Value::Object(_) | Value::Array(_))
-        && matches!(coerced, Value::Object(_) | Value::Array(_));
-    if both_objects {
-        if args.is_array() != coerced.is_array() {
-            return Err(Error::model("an object root coerced into an array").into());
+    if matches!(args, Value::Object(_) | Value::Array(_)) {
+        // coercion keeps an object an object and an array an array; pi
+        // deletes every key and assigns the coerced ones: the same keys in
+        // the same order (coercion neither adds nor removes)
+        args = coerce::coerce(args, &root);
+    } else {
+        let coerced = coerce::coerce(args.clone(), &root);
+        if !js::strict_eq(&args, &coerced) {
+            // a primitive root that coercion changed: no error either way
+            return Ok(if check(&root, &coerced, true) {
+                coerced
+            } else {
+                args
+            });
         }
-        // pi deletes every key and assigns the coerced ones: the same
-        // keys in the same order (coercion neither adds nor removes)
-        args = coerced;
-    } else if !js::strict_eq(&args, &coerced) {
-        // a primitive root that coercion changed: no error either way
-        return Ok(if check(&root, &coerced, true) {
-            coerced
-        } else {
-            args
-        });
     }
     if check(&root, &args, true) {
         return Ok(args);
@@ -103,37 +124,68 @@ pub fn validate_tool_arguments(
     };
     Err(Rejection::Invalid(format!(
         "Validation failed for tool \"{tool_name}\":\n{lines}\n\nReceived arguments:\n{}",
-        stringify_pretty(&received)
+        stringify_pretty(&js::js_ordered(arguments))
     )))
 }
 
-/// How deep schemas and arguments may nest (objects and arrays).
-const MAX_DEPTH: usize = 256;
+/// How deep a schema document may nest (objects and arrays): the walks
+/// over the decoded schema recurse once per level.
+const MAX_SCHEMA_DEPTH: usize = 256;
 
-/// Measured without recursion, so that any input is measured safely.
-fn nested_deeper_than(value: &Value, limit: usize) -> bool {
-    let mut stack = vec![(value, 0usize)];
+/// How deep arguments may nest (objects and arrays, the root counting
+/// one). pi answers at this depth and deeper, until its `structuredClone`
+/// throws `RangeError: Maximum call stack size exceeded`: measured with
+/// Node 20.20.2's default stack, `{p: ...}` over 1,926 nested objects
+/// passes and over 1,927 throws (3,245 and 3,246 nested arrays), at any
+/// schema. That depth depends on V8's stack, not on anything a reference
+/// can see, so the reference answers up to about half of it and refuses
+/// past it. Every walk of the arguments that does not follow the schema
+/// (copies, key order, the `__proto__` search, the error text) uses an
+/// explicit stack; the walks that follow the schema go no deeper than it.
+const MAX_ARGUMENT_DEPTH: usize = 1_000;
+
+/// Whether objects and arrays nest more than `limit` levels (the root
+/// container is level one), measured without recursion.
+fn deeper_than(value: &Value, limit: usize) -> bool {
+    let container = |c: &&Value| matches!(c, Value::Array(_) | Value::Object(_));
+    let mut stack: Vec<(&Value, usize)> = Some(value)
+        .filter(container)
+        .map(|v| (v, 1))
+        .into_iter()
+        .collect();
     while let Some((v, depth)) = stack.pop() {
         if depth > limit {
             return true;
         }
         match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(container).map(|c| (c, depth + 1)))
+            }
+            Value::Object(map) => {
+                stack.extend(map.values().filter(container).map(|c| (c, depth + 1)))
+            }
             _ => {}
         }
     }
     false
 }
 
+/// Whether any object in `value` has a `__proto__` key, without recursion.
 fn has_proto_key(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| k == "__proto__" || has_proto_key(v)),
-        Value::Array(items) => items.iter().any(has_proto_key),
-        _ => false,
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if map.contains_key("__proto__") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
     }
+    false
 }
 
 /// `normalizeOptionalNulls`: walks `properties` and `items` only.

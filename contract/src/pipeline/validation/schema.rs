@@ -167,12 +167,101 @@ fn malformed(what: impl std::fmt::Display) -> Error {
     Error::model(format!("malformed schema: {what}"))
 }
 
-/// Decodes the root: it must be a schema object.
+/// Decodes the root: it must be a schema object whose compiled check
+/// nests at most [`MAX_COMPILED_NESTING`] levels.
 pub(crate) fn decode_root(json: &Value) -> Result<Node, Error> {
-    match decode(&js_ordered(json), "#")? {
-        Schema::Node(node) => Ok(*node),
-        Schema::Bool(_) => Err(malformed("the root schema is a boolean")),
+    let node = match decode(&js_ordered(json), "#")? {
+        Schema::Node(node) => *node,
+        Schema::Bool(_) => return Err(malformed("the root schema is a boolean")),
+    };
+    let nesting = compiled_nesting(&node);
+    if nesting > MAX_COMPILED_NESTING {
+        return Err(Error::model(format!(
+            "a schema whose compiled check nests {nesting} levels (more than \
+             {MAX_COMPILED_NESTING}, one per property, required name, enum value, anyOf member \
+             or keyword along a path): TypeBox's Compile throws RangeError: Maximum call stack \
+             size exceeded on such code past a size that V8's stack sets (from about 1,600 \
+             properties in one object with Node 20.20.2's default stack), which the reference \
+             does not model"
+        )));
     }
+    Ok(node)
+}
+
+/// The most [`compiled_nesting`] the reference accepts.
+///
+/// TypeBox's `Compile` (which pi calls on every schema) writes a check as
+/// one JavaScript expression and evaluates it with `new Function`; lists
+/// become left-nested chains, `((("a" in v && "b" in v) && "c" in v) ...)`
+/// for properties and required names, `||` chains for enum values, anyOf
+/// members and type lists, and a property's own check sits inside its
+/// term. V8's parser recurses once per nesting, so past a size that its
+/// stack sets, `new Function` throws `RangeError: Maximum call stack size
+/// exceeded` and so does `validateToolArguments`, for any arguments.
+/// Measured with Node 20.20.2's default stack, pi answers up to 1,603
+/// properties in one object (1,604 enum values, 1,604 anyOf members,
+/// 1,605 required names), 693 nested objects with one required property,
+/// 462 with one optional property, 414 nested arrays, 10 levels of 157
+/// properties, 100 levels of 12, and throws one past each: each of those
+/// counts more than 1,500 here. At or near this limit pi was seen to
+/// answer, failing arguments included, for 1,020 properties in one object
+/// (required or not), 1,019 enum values, 1,017 anyOf members, 920
+/// properties of 100 enum values each, 255 nested arrays, 10 levels of 98
+/// properties and 100 levels of 7 (nested objects stop at the schema depth
+/// limit first).
+pub(crate) const MAX_COMPILED_NESTING: usize = 1_024;
+
+/// A conservative count of how deep TypeBox's compiled check of `node`
+/// nests: along the deepest path of sub-schemas, each node counts one,
+/// plus two and the longer of its property and required lists, plus three
+/// with `items`, plus one per anyOf member, enum value, listed type and
+/// keyword with a limit or a constant.
+pub(crate) fn compiled_nesting(node: &Node) -> usize {
+    let list = |l: Option<usize>| l.unwrap_or(0);
+    let mut own = 1
+        + list(node.any_of.as_ref().map(Vec::len))
+        + list(node.enumeration.as_ref().map(Vec::len))
+        + match &node.types {
+            Some(Types::Many(ts)) => ts.len(),
+            _ => 0,
+        };
+    if node.properties.is_some() || node.required.is_some() {
+        own += 2 + list(node.properties.as_ref().map(Vec::len))
+            .max(list(node.required.as_ref().map(Vec::len)));
+    }
+    if node.items.is_some() {
+        own += 3;
+    }
+    own += [
+        node.min_length,
+        node.max_length,
+        node.min_items,
+        node.max_items,
+        node.minimum,
+        node.maximum,
+        node.exclusive_minimum,
+        node.exclusive_maximum,
+    ]
+    .iter()
+    .filter(|k| k.is_some())
+    .count()
+        + usize::from(node.constant.is_some());
+    let children = node
+        .properties
+        .iter()
+        .flatten()
+        .map(|(_, s)| s)
+        .chain(&node.additional)
+        .chain(&node.items)
+        .chain(node.any_of.iter().flatten());
+    let deepest = children
+        .map(|s| match s {
+            Schema::Node(n) => compiled_nesting(n),
+            Schema::Bool(_) => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    own.saturating_add(deepest)
 }
 
 fn decode(json: &Value, at: &str) -> Result<Schema, Error> {
