@@ -35,14 +35,16 @@ use edit::*;
 impl Mutant {
     /// The broken observation where the mutant fits `o` and changes it:
     /// not where a tool turn repeats a call id (a mutant edits a call by
-    /// its id, so which call it broke would be ambiguous), nor where it
-    /// happens to change nothing.
+    /// its id, so which call it broke would be ambiguous), nor where a
+    /// `prepareArguments` entry names another call than the one it ran for
+    /// (the judge reads where pi stopped a call from the entries naming
+    /// it), nor where it happens to change nothing.
     pub fn fit(
         &self,
         s: &PipelineScenario,
         o: &PipelineObservation,
     ) -> Option<PipelineObservation> {
-        if repeats_a_call_id(o) {
+        if repeats_a_call_id(o) || misnames_a_prepare(o) {
             return None;
         }
         let broken = (self.apply)(s, o)?;
@@ -63,6 +65,31 @@ fn repeats_a_call_id(o: &PipelineObservation) -> bool {
                     return true;
                 }
                 seen.push(id);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a `prepareArguments` entry names another call than the one
+/// whose start precedes it (pi prepares each call right after its start
+/// event). The harness names the call by the transcript arguments object
+/// prepare received, and the arguments of calls that got the same
+/// primitive (both `null`, one string) are strictly equal: it then names
+/// the last of them, so a call that never started seems prepared, and the
+/// one prepared seems not to be.
+fn misnames_a_prepare(o: &PipelineObservation) -> bool {
+    let mut started: Option<&str> = None;
+    for entry in &o.trace {
+        match entry {
+            TraceEntry::Event { event } if event["type"] == "tool_execution_start" => {
+                started = event["toolCallId"].as_str();
+            }
+            TraceEntry::Invoke(Invocation::PrepareArguments { tool_call_id, .. })
+                if started != Some(tool_call_id.as_str()) =>
+            {
+                return true;
             }
             _ => {}
         }
@@ -223,7 +250,9 @@ pub const ALL: &[Mutant] = &[
         requirements: &[req::PREP_04],
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
-                let t = text(o, id).unwrap_or_default();
+                let Some(t) = outcome_text(o, id) else {
+                    return false;
+                };
                 has(o, "prepareArguments", id)
                     && !has(o, "beforeToolCall", id)
                     && !has(o, "execute", id)

@@ -89,6 +89,18 @@ pub(super) fn text(o: &Obs, call: &str) -> Option<String> {
     Some(t.as_str()?.to_string())
 }
 
+/// The call's result text as pi decided it: from its result message, else
+/// (a run that rejected before the message phase) from its end event.
+pub(super) fn outcome_text(o: &Obs, call: &str) -> Option<String> {
+    let content = match message(o, call) {
+        Some(m) => m.get("content"),
+        None => event(o, *at(o, "end", call).last()?)?
+            .get("result")?
+            .get("content"),
+    };
+    Some(content?.get(0)?.get("text")?.as_str()?.to_string())
+}
+
 pub(super) fn event(o: &Obs, i: usize) -> Option<&Json> {
     match o.trace.get(i)? {
         TraceEntry::Event { event } => Some(event),
@@ -240,11 +252,16 @@ pub(super) fn execute(call: &str, params: Json) -> TraceEntry {
     })
 }
 
-/// A call stopped by beforeToolCall: the hook ran, execute did not, and
-/// neither an abort nor validation decided it.
+/// A call stopped by beforeToolCall: the hook ran, execute did not, the
+/// call has an outcome, and neither an abort nor validation decided it
+/// (read from the end event where no result message shows it: an abort
+/// seen after the hook gives `Operation aborted` there too; a run a
+/// listener rejected may stop after a call's hook, leaving it none).
 pub(super) fn blocked(o: &Obs) -> Option<(String, String)> {
     call_where(o, |id, _, _| {
-        let t = text(o, id).unwrap_or_default();
+        let Some(t) = outcome_text(o, id) else {
+            return false;
+        };
         has(o, "beforeToolCall", id)
             && !has(o, "execute", id)
             && t != "Operation aborted"
