@@ -1,7 +1,8 @@
 //! Writes the fuzz seed corpora from the conformance corpus:
 //! `corpus/fuzz/<target>/<case>.json` for every core case (the core
 //! targets take core scenarios), every boundary case (the `boundary`
-//! target takes portable ones) and every pipeline case (`pipeline`).
+//! target takes portable ones), every pipeline case (`pipeline`) and every
+//! workspace case that runs no bash (`workspace`).
 //! Run after changing cases: `cargo run -p toolgate-contract --example fuzz_seeds`.
 
 use std::path::Path;
@@ -41,8 +42,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    // the boundary and pipeline targets take their own suite's scenarios
-    for suite in ["boundary", "pipeline"] {
+    // the boundary, pipeline and workspace targets take their own suite's
+    // scenarios (workspace: not those running bash, which its oracle skips)
+    for suite in ["boundary", "pipeline", "workspace"] {
         let dir = root.join("fuzz").join(suite);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)?;
@@ -50,6 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&dir)?;
         for (_, file) in files.iter().filter(|(_, f)| f.suite == suite) {
             for case in &file.cases {
+                let runs_bash = case.scenario["calls"]
+                    .as_array()
+                    .is_some_and(|calls| calls.iter().any(|c| c["tool"] == "bash"));
+                if suite == "workspace" && runs_bash {
+                    continue;
+                }
                 let text = serde_json::to_vec(&case.scenario)?;
                 if text.len() <= toolgate_contract::fuzzing::oracles::MAX_INPUT {
                     let stem = file.id(case).replace('/', "__");

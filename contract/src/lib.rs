@@ -17,6 +17,7 @@ pub mod bigint;
 pub mod call;
 pub mod constants;
 pub mod error;
+pub mod fs_tree;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod js_string;
@@ -30,6 +31,7 @@ pub mod signal;
 pub mod suites;
 #[cfg(test)]
 mod test_support;
+pub mod workspace;
 
 pub use call::{ResultCode, ToolResult};
 pub use error::{ContractCode, Error, ErrorKind};

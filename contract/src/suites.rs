@@ -165,6 +165,14 @@ pub trait SuiteDef: Send + Sync {
     fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
         Ok(observation.clone())
     }
+
+    /// The seconds a faithful implementation may need for `scenario`:
+    /// the runner gives a case at least this long before it kills the
+    /// adapter, whatever `--timeout` says (a workspace case that runs bash
+    /// to its 10 s timeout takes 10 s by contract). Default: 0.
+    fn case_seconds(&self, _scenario: &Json) -> f64 {
+        0.0
+    }
 }
 
 /// A suite shows as its id (`SuiteDef({id})`), so that types holding one
@@ -181,6 +189,7 @@ pub fn all() -> Vec<&'static dyn SuiteDef> {
         &crate::scenario::CORE,
         &crate::portable::PORTABLE,
         &crate::pipeline::PIPELINE,
+        &crate::workspace::WORKSPACE,
     ]
 }
 

@@ -34,13 +34,15 @@ const EXEMPTION: &str = "**No case can show**";
 /// resolves to the sibling file, as it does for any validator reading them
 /// from one directory. Nothing is fetched.
 const SCHEMA_BASE: &str = "file:///toolgate/corpus/schema/";
-const SCHEMAS: [&str; 7] = [
+const SCHEMAS: [&str; 9] = [
     "scenario.schema.json",
     "observation.schema.json",
     "boundary-scenario.schema.json",
     "boundary-observation.schema.json",
     "pipeline-scenario.schema.json",
     "pipeline-observation.schema.json",
+    "workspace-scenario.schema.json",
+    "workspace-observation.schema.json",
     "case-file.schema.json",
 ];
 /// Schema errors listed per file; the rest are counted.

@@ -81,3 +81,8 @@ fn boundary_oracle() {
 fn pipeline_oracle() {
     check("pipeline", fuzzing::pipeline, 200, 190);
 }
+
+#[test]
+fn workspace_oracle() {
+    check("workspace", fuzzing::workspace, 120, 110);
+}

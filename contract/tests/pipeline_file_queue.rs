@@ -217,7 +217,7 @@ fn path_resolve_is_nodes() {
     ];
     for (cwd, p, want) in cases {
         assert_eq!(
-            reference::node_resolve(cwd, p),
+            toolgate_contract::fs_tree::node_resolve(cwd, p),
             want,
             "resolve({cwd:?}, {p:?})"
         );

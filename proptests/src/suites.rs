@@ -1,7 +1,7 @@
 //! Generated scenarios of every suite that has a generator, as JSON, so
 //! that `toolgate run --generate` draws, judges and shrinks cases of any
 //! suite without knowing its insides. `core` renders a shrinkable [`Plan`];
-//! `boundary` and `pipeline` draw a byte string and build the scenario from
+//! `boundary`, `pipeline` and `workspace` draw a byte string and build the scenario from
 //! it with their fuzz target's generator (`portable::generate`,
 //! `pipeline::generate`), so one generator serves
 //! fuzzing, the property tests and the runner, and proptest shrinks the
@@ -45,6 +45,17 @@ pub fn file_queue() -> impl Strategy<Value = FileQueueScenario> {
         .prop_map(|b| toolgate_contract::pipeline::file_queue::generate::scenario_from_bytes(&b))
 }
 
+/// The bytes one workspace scenario is built from (every optional link and
+/// four calls of five segments each).
+pub const WORKSPACE_BYTES: usize = 192;
+
+/// Scenarios of the `workspace` suite (read and write calls on hostile
+/// trees and paths).
+pub fn workspace() -> impl Strategy<Value = toolgate_contract::workspace::spec::WorkspaceScenario> {
+    proptest::collection::vec(any::<u8>(), 0..=WORKSPACE_BYTES)
+        .prop_map(|b| toolgate_contract::workspace::generate::scenario_from_bytes(&b))
+}
+
 /// The scenarios of suite `id` as JSON, when it has a generator.
 pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
     match id {
@@ -65,6 +76,11 @@ pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
                 1 => file_queue().prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null)),
             ]
             .boxed(),
+        ),
+        "workspace" => Some(
+            workspace()
+                .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
+                .boxed(),
         ),
         _ => None,
     }

@@ -432,7 +432,12 @@ impl Adapter {
         if self.write_line(&line).is_err() {
             return Ran::Crash(self.reap());
         }
-        let deadline = Instant::now() + self.options.timeout;
+        // a case the contract lets run long (bash to its timeout) gets
+        // that long, whatever --timeout says
+        let needed = Duration::try_from_secs_f64(case.suite.case_seconds(&case.scenario))
+            .unwrap_or_default();
+        let timeout = self.options.timeout.max(needed);
+        let deadline = Instant::now() + timeout;
         let value = match self.next_line(deadline) {
             Reply::Value(v) => v,
             Reply::Garbage(m) => {
@@ -441,7 +446,7 @@ impl Adapter {
             }
             Reply::Timeout => {
                 self.kill();
-                return Ran::Timeout(self.options.timeout);
+                return Ran::Timeout(timeout);
             }
             Reply::Interrupted => {
                 self.kill();

@@ -7,4 +7,4 @@
 pub mod generate;
 pub mod oracles;
 
-pub use oracles::{boundary, call, pipeline, registry, scenario, serializer, Verdict};
+pub use oracles::{boundary, call, pipeline, registry, scenario, serializer, workspace, Verdict};

@@ -396,3 +396,27 @@ pub fn pipeline(data: &[u8]) -> Verdict {
         properties::check,
     )
 }
+
+/// The workspace target: a workspace scenario (JSON, or built by
+/// `workspace::generate` from the bytes) keeps every property of
+/// `workspace::properties::check`: nothing outside the root is created,
+/// changed or read, the in-memory model's boundary equals the disk's, and
+/// the reference stays within its schema and its own judge. A JSON
+/// scenario with a `bash` call is skipped: a fuzzer mutating shell
+/// commands would run arbitrary ones on the machine.
+pub fn workspace(data: &[u8]) -> Verdict {
+    use crate::workspace::spec::{Tool, WorkspaceScenario};
+    use crate::workspace::{generate, properties, reference};
+    suite_target(
+        data,
+        "not a workspace scenario",
+        |scenario: &WorkspaceScenario| {
+            if scenario.calls.iter().any(|c| c.tool == Tool::Bash) {
+                return Err("a workspace scenario that runs bash");
+            }
+            reference::check(scenario).map_err(|_| "a workspace scenario the reference refuses")
+        },
+        generate::scenario_from_bytes,
+        properties::check,
+    )
+}

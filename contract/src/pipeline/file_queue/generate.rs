@@ -88,6 +88,7 @@ fn entry(path: &str, kind: EntryKind, target: Option<&str>) -> Entry {
         path: path.into(),
         kind,
         target: target.map(str::to_owned),
+        content: None,
     }
 }
 

@@ -62,27 +62,9 @@ pub struct FileQueue {
     pub steps: Vec<Step>,
 }
 
-/// A directory, file or symlink at `path` (relative to the root).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Entry {
-    pub path: String,
-    pub kind: EntryKind,
-    /// A symlink's target, given to symlink(2) as written (after `$ROOT`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum EntryKind {
-    /// `mkdir -p`.
-    Dir,
-    /// A regular file (its parent must exist).
-    File,
-    /// A symbolic link (its parent must exist).
-    Symlink,
-}
+/// The tree's entries, shared with the workspace suite (`fs_tree`); paths
+/// are relative to the root.
+pub use crate::fs_tree::{Entry, EntryKind};
 
 /// One step; the harness settles after each. In JSON, the step's kind is
 /// the one of `register`, `release`, `make`, `remove` it has.

@@ -19,10 +19,11 @@
 //! before the next operation on its key starts.
 
 use super::{
-    is_file_queue, EntryKind, ErrorSeen, FileQueue, FileQueueObservation, FileQueueScenario,
-    Happened, Step, CODING_AGENT, HARNESS_PREFIX, ROOT_VARIABLE,
+    is_file_queue, ErrorSeen, FileQueue, FileQueueObservation, FileQueueScenario, Happened, Step,
+    CODING_AGENT, HARNESS_PREFIX, ROOT_VARIABLE,
 };
 use crate::error::Error;
+use crate::fs_tree::{canonical_text, node_resolve, Base, Errno};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io;
 use std::path::Path;
@@ -161,17 +162,10 @@ fn plain_name(name: &str) -> bool {
 pub fn run(scenario: &FileQueueScenario) -> Result<Run, Error> {
     check(scenario)?;
     let q = &scenario.file_queue;
-    let root = tempfile::Builder::new()
-        .prefix("toolgate-fq-")
-        .tempdir()
-        .map_err(|e| Error::model(format!("a temporary root: {e}")))?;
-    let root_path = std::fs::canonicalize(root.path())
-        .map_err(|e| Error::model(format!("the temporary root: {e}")))?;
-    let root_text = root_path
-        .to_str()
-        .ok_or_else(|| Error::model("the temporary root is not UTF-8"))?
-        .to_owned();
+    let base = Base::new("toolgate-fq-")?;
+    let root_text = base.path().to_owned();
     let mut world = World {
+        base: &base,
         root: root_text.clone(),
         cwd: String::new(),
         envs: BTreeMap::new(),
@@ -222,7 +216,8 @@ enum State {
     Ended,
 }
 
-struct World {
+struct World<'b> {
+    base: &'b Base,
     root: String,
     cwd: String,
     envs: BTreeMap<String, String>,
@@ -234,7 +229,7 @@ struct World {
     happened: Vec<Happened>,
 }
 
-impl World {
+impl World<'_> {
     fn step(&mut self, step: u32, s: &Step, q: &FileQueue) -> Result<(), Error> {
         let fail = |what: String| Error::scenario(format!("fileQueue step {step}: {what}"));
         match s {
@@ -349,31 +344,8 @@ impl World {
     }
 
     fn make(&self, entry: &super::Entry) -> io::Result<()> {
-        let path = Path::new(&self.root).join(&entry.path);
-        match entry.kind {
-            EntryKind::Dir => std::fs::create_dir_all(&path),
-            EntryKind::File => std::fs::write(&path, entry.path.as_bytes()),
-            EntryKind::Symlink => {
-                let target = entry.target.as_deref().ok_or_else(|| {
-                    io::Error::new(io::ErrorKind::InvalidInput, "a symlink needs a target")
-                })?;
-                symlink(&target.replace(ROOT_VARIABLE, &self.root), &path)
-            }
-        }
+        self.base.make(entry, ROOT_VARIABLE)
     }
-}
-
-#[cfg(unix)]
-fn symlink(target: &str, link: &Path) -> io::Result<()> {
-    std::os::unix::fs::symlink(target, link)
-}
-
-#[cfg(not(unix))]
-fn symlink(_target: &str, _link: &Path) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "the file-queue reference needs POSIX symlinks",
-    ))
 }
 
 /// Whether release steps of `op` throw.
@@ -399,7 +371,7 @@ fn coding_agent_key(cwd: &str, path: &str) -> Result<Key, Error> {
     let resolved = node_resolve(cwd, path);
     Ok(match canonical_text(&resolved) {
         Ok(real) => (real, KeyOrigin::Canonical, None),
-        Err(e) => match errno_name(&e)? {
+        Err(e) => match Errno::named(&e, "realpath")?.name {
             "ENOENT" | "ENOTDIR" => (resolved, KeyOrigin::Fallback, None),
             code => {
                 let error = ErrorSeen {
@@ -418,7 +390,7 @@ fn harness_key(env_cwd: &str, path: &str) -> Result<Key, Error> {
     let resolved = node_resolve(env_cwd, &file_url_path(path).unwrap_or_else(|| path.into()));
     Ok(match canonical_text(&resolved) {
         Ok(real) => (real, KeyOrigin::Canonical, None),
-        Err(e) => match errno_name(&e)? {
+        Err(e) => match Errno::named(&e, "realpath")?.name {
             "ENOENT" => (resolved, KeyOrigin::Fallback, None),
             errno => {
                 // toFileError's mapping; anything else is "unknown"
@@ -468,54 +440,4 @@ fn file_url_supported(p: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// `realpath(3)` of `path`, as text.
-fn canonical_text(path: &str) -> io::Result<String> {
-    let real = std::fs::canonicalize(path)?;
-    real.into_os_string()
-        .into_string()
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a path that is not UTF-8"))
-}
-
-/// The errno name of a `realpath` failure (as Node's `error.code`).
-fn errno_name(e: &io::Error) -> Result<&'static str, Error> {
-    const NAMES: &[(i32, &str)] = &[
-        (libc::ENOENT, "ENOENT"),
-        (libc::ENOTDIR, "ENOTDIR"),
-        (libc::ELOOP, "ELOOP"),
-        (libc::EACCES, "EACCES"),
-        (libc::EPERM, "EPERM"),
-        (libc::EISDIR, "EISDIR"),
-        (libc::EINVAL, "EINVAL"),
-        (libc::ENAMETOOLONG, "ENAMETOOLONG"),
-    ];
-    let errno = e.raw_os_error();
-    NAMES
-        .iter()
-        .find(|(n, _)| Some(*n) == errno)
-        .map(|(_, name)| *name)
-        .ok_or_else(|| Error::model(format!("realpath failed in a way not modelled: {e}")))
-}
-
-/// Node's POSIX `path.resolve(cwd, p)` (`cwd` absolute): `p` if absolute,
-/// else `cwd/p`, normalized (`.` and empty segments dropped, `..` pops,
-/// never above `/`), without a trailing slash.
-pub fn node_resolve(cwd: &str, p: &str) -> String {
-    let joined = if p.starts_with('/') {
-        p.to_owned()
-    } else {
-        format!("{cwd}/{p}")
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            _ => parts.push(part),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }

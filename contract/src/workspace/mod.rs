@@ -1,0 +1,105 @@
+//! The `workspace` suite (seed 004, `WS-*`): the file tools of a coding
+//! agent, `read`, `write` and `bash`, behind the `workspacePath` realpath
+//! boundary, on a real tree of files, directories and symlinks made in a
+//! fresh temporary base (`adapters/node/workspace/FORMAT.md`).
+//!
+//! `spec` holds the formats; `boundary` the path boundary over any
+//! filesystem ([`boundary::Fs`]), `model` an in-memory filesystem for it;
+//! `tools` and `bash` the three tools on the real filesystem, with
+//! `node_text` the messages Node gives their failures; `reference` a
+//! scenario run for real; `judge` the requirement-naming comparison;
+//! `requirements` the ids; `generate` (feature `fuzzing`) hostile trees
+//! and paths from bytes, and `properties` what every generated scenario
+//! keeps (nothing outside the root touched; the model's boundary equals
+//! the real one).
+
+pub mod bash;
+pub mod boundary;
+#[cfg(feature = "fuzzing")]
+pub mod generate;
+pub mod judge;
+pub mod model;
+pub mod node_text;
+#[cfg(feature = "fuzzing")]
+pub mod properties;
+pub mod reference;
+pub mod requirements;
+pub mod spec;
+pub mod tools;
+
+use crate::error::Error;
+use crate::suites::{decode, encode, Judgement, Level, SuiteDef};
+use serde_json::Value as Json;
+use spec::{Tool, WorkspaceObservation, WorkspaceScenario};
+
+/// The workspace suite.
+pub struct Workspace;
+
+/// The one instance `suites::all` lists.
+pub static WORKSPACE: Workspace = Workspace;
+
+const OBSERVATION_SCHEMA: &str =
+    include_str!("../../../corpus/schema/workspace-observation.schema.json");
+
+fn scenario(json: &Json) -> Result<WorkspaceScenario, Error> {
+    let scenario: WorkspaceScenario = decode("workspace scenario", json)?;
+    reference::check(&scenario)?;
+    Ok(scenario)
+}
+
+impl SuiteDef for Workspace {
+    fn id(&self) -> &'static str {
+        "workspace"
+    }
+
+    fn requirement_prefix(&self) -> &'static str {
+        "WS-"
+    }
+
+    fn level(&self, requirement: &str) -> Level {
+        requirements::level(requirement)
+    }
+
+    fn check_scenario(&self, scenario_json: &Json) -> Result<(), Error> {
+        scenario(scenario_json).map(|_| ())
+    }
+
+    fn observe(&self, scenario_json: &Json) -> Result<Json, Error> {
+        encode(&reference::observe(&scenario(scenario_json)?)?)
+    }
+
+    fn capabilities(&self, _scenario: &Json) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn observation_schema(&self) -> &'static str {
+        OBSERVATION_SCHEMA
+    }
+
+    fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
+        let decoded = (
+            scenario(scenario_json),
+            decode::<WorkspaceObservation>("workspace observation", expected),
+            decode::<WorkspaceObservation>("workspace observation", actual),
+        );
+        match decoded {
+            (Ok(s), Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
+            _ => Judgement::undecodable(),
+        }
+    }
+
+    fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
+        encode(&decode::<WorkspaceObservation>(
+            "workspace observation",
+            observation,
+        )?)
+    }
+
+    fn case_seconds(&self, scenario_json: &Json) -> f64 {
+        // each bash call may run to its timeout; the rest is quick
+        let bash_calls = scenario(scenario_json).map_or(0, |s| {
+            s.calls.iter().filter(|c| c.tool == Tool::Bash).count()
+        });
+        bash_calls as f64 * bash::TIMEOUT.as_secs_f64() + 5.0
+    }
+}

@@ -1,0 +1,129 @@
+//! The reference's observation of a workspace scenario: the tree made for
+//! real under a fresh base, the three tools of seed 004 run on it call by
+//! call (behind the scenario's approval hook), the results with the base's
+//! path written `$BASE`, and the whole base read back.
+
+use super::bash::bash;
+use super::spec::{
+    Approval, Call, CallResult, Tool, WorkspaceObservation, WorkspaceScenario, BASE_VARIABLE,
+};
+use super::tools::{read, write};
+use crate::error::Error;
+use crate::fs_tree::{check_relative, Base, EntryKind};
+use crate::js_string::JsString;
+use serde_json::Value as Json;
+
+/// The approval policy's refusal (seed:L203, W34).
+pub const BASH_DENIED: &str = "bash requires an explicit approval policy";
+
+/// Whether the scenario is one the reference runs: tree paths relative and
+/// plain, symlinks with a target, the root inside the base, an absolute
+/// shell, aborts on bash calls only.
+pub fn check(scenario: &WorkspaceScenario) -> Result<(), Error> {
+    for (i, entry) in scenario.tree.iter().enumerate() {
+        let at = |what: String| Error::scenario(format!("/tree/{i}: {what}"));
+        check_relative(&entry.path).map_err(at)?;
+        match entry.kind {
+            EntryKind::Symlink => match entry.target.as_deref() {
+                Some(t) if !t.is_empty() && !t.contains('\0') => {}
+                _ => return Err(at("a symlink needs a non-empty target without NUL".into())),
+            },
+            _ if entry.target.is_some() => return Err(at("only a symlink has a target".into())),
+            _ => {}
+        }
+        if entry.content.is_some() && entry.kind != EntryKind::File {
+            return Err(at("only a file has a content".into()));
+        }
+        if let Some(content) = &entry.content {
+            content.bytes().map_err(at)?;
+        }
+    }
+    check_relative(scenario.root()).map_err(|e| Error::scenario(format!("/root: {e}")))?;
+    if let Some(shell) = &scenario.shell {
+        if !shell.starts_with('/') || shell.contains('\0') {
+            return Err(Error::scenario(format!(
+                "/shell: {shell:?} is not an absolute path"
+            )));
+        }
+    }
+    for (i, call) in scenario.calls.iter().enumerate() {
+        if call.abort.is_some() && call.tool != Tool::Bash {
+            return Err(Error::scenario(format!(
+                "/calls/{i}/abort: only a bash call takes a signal"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The observation of `scenario` on the real filesystem.
+pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Error> {
+    check(scenario)?;
+    let base = Base::new("toolgate-ws-")?;
+    for (i, entry) in scenario.tree.iter().enumerate() {
+        base.make(entry, BASE_VARIABLE)
+            .map_err(|e| Error::scenario(format!("/tree/{i} ({:?}): {e}", entry.path)))?;
+    }
+    let root = format!("{}/{}", base.path(), scenario.root());
+    let results = scenario
+        .calls
+        .iter()
+        .map(|call| {
+            run_call(scenario, &root, base.path(), call)
+                .map_text(|text| replace(text, base.path(), BASE_VARIABLE))
+        })
+        .collect();
+    Ok(WorkspaceObservation {
+        results,
+        tree: base.snapshot(BASE_VARIABLE)?,
+    })
+}
+
+fn run_call(scenario: &WorkspaceScenario, root: &str, base: &str, call: &Call) -> CallResult {
+    let input = call.input.as_ref().map(|i| substitute(i, base));
+    let input = input.as_ref();
+    match call.tool {
+        Tool::Bash if scenario.approval == Approval::DenyBashByDefault => {
+            CallResult::error(BASH_DENIED)
+        }
+        Tool::Read => read(root, input),
+        Tool::Write => write(root, input),
+        Tool::Bash => bash(root, input, scenario.shell.as_deref(), call.abort),
+    }
+}
+
+/// `input` with `$BASE` in every string (keys excepted) replaced by `base`.
+pub fn substitute(input: &Json, base: &str) -> Json {
+    match input {
+        Json::String(s) => Json::String(s.replace(BASE_VARIABLE, base)),
+        Json::Array(items) => Json::Array(items.iter().map(|i| substitute(i, base)).collect()),
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), substitute(v, base)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `text` with every occurrence of `from` replaced by `to`, on code units.
+pub fn replace(text: &JsString, from: &str, to: &str) -> JsString {
+    let from: Vec<u16> = from.encode_utf16().collect();
+    let units = text.units();
+    if from.is_empty() || units.len() < from.len() {
+        return text.clone();
+    }
+    let to: Vec<u16> = to.encode_utf16().collect();
+    let mut out = Vec::with_capacity(units.len());
+    let mut i = 0;
+    while i < units.len() {
+        if units.get(i..i + from.len()) == Some(from.as_slice()) {
+            out.extend_from_slice(&to);
+            i += from.len();
+        } else {
+            out.extend(units.get(i).copied());
+            i += 1;
+        }
+    }
+    JsString::from_units(out)
+}

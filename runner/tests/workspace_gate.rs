@@ -1,0 +1,81 @@
+//! The workspace suite's gate on the project's JavaScript implementation
+//! of seed 004, through `adapters/node/workspace/adapter.mjs`: it passes
+//! the corpus and generated cases, and every mutant of
+//! `adapters/node/workspace/mutants.json` (the implementation broken on
+//! purpose) fails the gate, naming the requirements it lists.
+//!
+//! Needs Node 20; without it these tests say so and pass, unless
+//! `TOOLGATE_REQUIRE_NODE=1`.
+
+mod common;
+
+use serde::Deserialize;
+use std::sync::Mutex;
+use std::time::Duration;
+use toolgate_runner::run::{run, RunOptions};
+
+/// The two corpus cases that run bash to its 10 s timeout: the mutants'
+/// runs leave them out (no mutant touches the timeout), which saves 20 s
+/// a mutant.
+const TIMEOUT_CASES: &[&str] = &[
+    "workspace-bash/timeout-kills-the-shell",
+    "workspace-bash/background-job-holds-output-until-timeout",
+];
+
+fn options(arguments: &str) -> RunOptions {
+    let adapter = common::node_dir().join("workspace/adapter.mjs");
+    let command = format!(
+        "node {} {arguments}",
+        shell_words::quote(&adapter.display().to_string())
+    );
+    common::gate_options(command, "workspace", Duration::from_secs(30))
+}
+
+#[test]
+fn the_seed_implementation_passes_the_corpus_and_generated_cases() {
+    if !common::node_available() {
+        return;
+    }
+    let mut o = options("");
+    o.generate = 300;
+    o.seed = Some(20261202);
+    let report = common::check(&o, 0);
+    assert!(report.cases.len() >= 150 + 300);
+}
+
+#[derive(Deserialize)]
+struct Mutant {
+    id: String,
+    requirements: Vec<String>,
+}
+
+#[test]
+fn every_mutant_of_the_seed_implementation_fails_the_gate_naming_its_requirements() {
+    if !common::node_available() {
+        return;
+    }
+    let file = common::node_dir().join("workspace/mutants.json");
+    let mutants: Vec<Mutant> =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert!(mutants.len() >= 10);
+    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
+    let problems = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                let mut o = options(&format!("--mutant {}", m.id));
+                o.exclude = TIMEOUT_CASES.iter().map(|c| c.to_string()).collect();
+                let problem = match run(&o) {
+                    Ok(report) => common::mutants::verdict(&m.id, &m.requirements, &report),
+                    Err(e) => Some(format!("{}: {e}", m.id)),
+                };
+                problems.lock().unwrap().extend(problem);
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
