@@ -134,21 +134,9 @@ fn every_mutant_of_the_wall_is_caught_naming_its_requirements() {
     }
     let corpus = cases::corpus(None).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
-    let problems = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let Some(m) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                if let Err(problem) = check_mutant(m, &source, tmp.path(), &corpus) {
-                    problems.lock().unwrap().push(problem);
-                }
-            });
-        }
+    let problems = common::mutants::check_all(&mutants, |m| {
+        check_mutant(m, &source, tmp.path(), &corpus).err()
     });
-    let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

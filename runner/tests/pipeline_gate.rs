@@ -13,7 +13,6 @@ mod common;
 
 use serde::Deserialize;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
@@ -76,23 +75,12 @@ fn every_mutant_of_pi_fails_the_gate_naming_its_requirements() {
     let mutants: Vec<Mutant> =
         serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     assert!(mutants.len() >= 12);
-    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
-    let problems = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let Some(m) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                let o = options(&format!("--pi 0.85 --mutant {}", m.id));
-                let problem = match run(&o) {
-                    Ok(report) => common::mutants::verdict(&m.id, &m.requirements, &report),
-                    Err(e) => Some(format!("{}: {e}", m.id)),
-                };
-                problems.lock().unwrap().extend(problem);
-            });
+    let problems = common::mutants::check_all(&mutants, |m| {
+        let o = options(&format!("--pi 0.85 --mutant {}", m.id));
+        match run(&o) {
+            Ok(report) => common::mutants::verdict(&m.id, &m.requirements, &report),
+            Err(e) => Some(format!("{}: {e}", m.id)),
         }
     });
-    let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

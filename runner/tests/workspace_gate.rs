@@ -10,7 +10,6 @@
 mod common;
 
 use serde::Deserialize;
-use std::sync::Mutex;
 use std::time::Duration;
 use toolgate_runner::run::{run, RunOptions};
 
@@ -58,24 +57,13 @@ fn every_mutant_of_the_seed_implementation_fails_the_gate_naming_its_requirement
     let mutants: Vec<Mutant> =
         serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     assert!(mutants.len() >= 10);
-    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
-    let problems = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let Some(m) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                let mut o = options(&format!("--mutant {}", m.id));
-                o.exclude = TIMEOUT_CASES.iter().map(|c| c.to_string()).collect();
-                let problem = match run(&o) {
-                    Ok(report) => common::mutants::verdict(&m.id, &m.requirements, &report),
-                    Err(e) => Some(format!("{}: {e}", m.id)),
-                };
-                problems.lock().unwrap().extend(problem);
-            });
+    let problems = common::mutants::check_all(&mutants, |m| {
+        let mut o = options(&format!("--mutant {}", m.id));
+        o.exclude = TIMEOUT_CASES.iter().map(|c| c.to_string()).collect();
+        match run(&o) {
+            Ok(report) => common::mutants::verdict(&m.id, &m.requirements, &report),
+            Err(e) => Some(format!("{}: {e}", m.id)),
         }
     });
-    let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

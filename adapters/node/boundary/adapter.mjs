@@ -11,45 +11,28 @@
 // `notApplicable`) is answered `notApplicable` with the shim's reason.
 //
 // Runtimes log: every write to stdout other than the protocol's replies is
-// sent to stderr, where the runner keeps it with the case.
+// sent to stderr, where the runner keeps it with the case (../protocol.mjs
+// speaks the protocol).
 
-import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { protocolAdapter } from '../protocol.mjs';
 import { notApplicable, observeCase } from './observe.mjs';
 
-const protocolOut = process.stdout.write.bind(process.stdout);
-process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
-
-function reply(message) {
-  protocolOut(`${JSON.stringify(message)}\n`);
-}
-
-function usage(message) {
-  process.stderr.write(`toolgate boundary adapter: ${message}\n` +
-    'usage: node adapters/node/boundary/adapter.mjs --runtime <runtime folder> [--settle-ms <ms>]\n');
-  process.exit(2);
-}
+const adapter = protocolAdapter({
+  log: 'toolgate boundary adapter',
+  usage: 'node adapters/node/boundary/adapter.mjs --runtime <runtime folder> [--settle-ms <ms>]',
+});
 
 function parseArguments(argv) {
-  const options = { runtime: undefined, settleMs: 2000 };
-  for (let i = 0; i < argv.length; i += 1) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = inline ?? argv[i + 1];
-    if (flag === '--runtime' || flag === '--settle-ms') {
-      if (value === undefined) usage(`${flag} needs a value`);
-      if (inline === undefined) i += 1;
-      if (flag === '--runtime') options.runtime = value;
-      else {
-        options.settleMs = Number(value);
-        if (!Number.isFinite(options.settleMs) || options.settleMs <= 0) usage('--settle-ms is a positive number');
-      }
-    } else {
-      usage(`unknown argument ${argv[i]}`);
-    }
+  const given = adapter.flags(argv, ['--runtime', '--settle-ms']);
+  const options = { runtime: given['--runtime'], settleMs: 2000 };
+  if (given['--settle-ms'] !== undefined) {
+    options.settleMs = Number(given['--settle-ms']);
+    if (!Number.isFinite(options.settleMs) || options.settleMs <= 0) adapter.usage('--settle-ms is a positive number');
   }
-  if (options.runtime === undefined) usage('--runtime is required');
+  if (options.runtime === undefined) adapter.usage('--runtime is required');
   return options;
 }
 
@@ -65,7 +48,7 @@ try {
 } catch (error) {
   loadFailure = `could not load the runtime shim in ${folder}: ${error?.message ?? error}` +
     (error?.code === 'ERR_MODULE_NOT_FOUND' ? ' (run `npm ci` in that folder first)' : '');
-  process.stderr.write(`toolgate boundary adapter: ${loadFailure}\n`);
+  adapter.log(loadFailure);
 }
 
 function identity() {
@@ -81,54 +64,14 @@ function identity() {
   return id;
 }
 
-async function handle(request) {
-  switch (request?.cmd) {
-    case 'start':
-      reply({ protocol: 1, implementation: identity(), suites: ['boundary'], capabilities: [] });
-      return;
-    case 'run': {
-      const seq = request.seq;
-      if (loadFailure !== undefined) {
-        reply({ seq, error: { message: loadFailure } });
-        return;
-      }
-      const scenario = request.case?.scenario;
-      if (request.case?.suite !== 'boundary') {
-        reply({ seq, skipped: { reason: `this adapter runs the boundary suite, not ${request.case?.suite}` } });
-        return;
-      }
-      const reason = notApplicable(shim, request.case.needs);
-      if (reason !== undefined) {
-        reply({ seq, notApplicable: { reason } });
-        return;
-      }
-      try {
-        const observation = await observeCase(shim, scenario, { settleMs: options.settleMs });
-        reply({ seq, observation });
-      } catch (error) {
-        reply({ seq, error: { message: `case ${request.case?.id}: ${error?.stack ?? error}` } });
-      }
-      return;
-    }
-    case 'stop':
-      process.exit(0);
-      return;
-    default:
-      process.stderr.write(`toolgate boundary adapter: unknown request ${JSON.stringify(request)?.slice(0, 200)}\n`);
-      if (Number.isInteger(request?.seq)) reply({ seq: request.seq, error: { message: `unknown request ${JSON.stringify(request.cmd)}` } });
-  }
-}
-
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of lines) {
-  if (line.trim() === '') continue;
-  let request;
-  try {
-    request = JSON.parse(line);
-  } catch (error) {
-    process.stderr.write(`toolgate boundary adapter: a request that is not JSON: ${error?.message ?? error}\n`);
-    continue;
-  }
-  await handle(request);
-}
-process.exit(0);
+await adapter.serve({
+  hello: () => ({ implementation: identity(), suites: ['boundary'], capabilities: [] }),
+  loadFailure,
+  // the stack: a failure here is the adapter's or the shim's, to be found
+  failure: (error) => String(error?.stack ?? error),
+  run: async (c) => {
+    const reason = notApplicable(shim, c.needs);
+    if (reason !== undefined) return { notApplicable: { reason } };
+    return { observation: await observeCase(shim, c.scenario, { settleMs: options.settleMs }) };
+  },
+});

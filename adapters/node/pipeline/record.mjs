@@ -3,7 +3,8 @@
 //
 // Case files (corpus/cases/pipeline/<group>.json, corpus/README.md): every
 // case's scenario is run and its observation
-//   --write   stored as the case's `expect`, in place (format.mjs layout);
+//   --write   stored as the case's `expect`, in place (../case-files.mjs,
+//             format.mjs layout);
 //   --check   compared with the stored `expect`: prints the id of every case
 //             whose recording differs (or that has none) and exits 1;
 //   neither   printed as `{case id: observation}` on stdout.
@@ -33,11 +34,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
+import { casesOf, differing, expectationsOf, loadCaseFiles, writeExpectations } from '../case-files.mjs';
 import { loadPi } from './load.mjs';
 import { missingCapabilities, observeScenario } from './observe.mjs';
 import { isFileQueueScenario } from './file-queue.mjs';
-import { layout, layoutCaseFile } from './format.mjs';
+import { layout } from './format.mjs';
 
 export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
   const { scenarios } = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -50,28 +51,6 @@ export async function recordAll(pi, file, { settleMs = 1000, only } = {}) {
     observations.push({ id: scenario.id, observation: await observeScenario(pi, run, { settleMs }) });
   }
   return { suite: 'pipeline', package: '@earendil-works/pi-agent-core', version: pi.version, observations };
-}
-
-/** The case files named by `paths` (files, or folders: their `*.json`, sorted), parsed: `[{path, file}]`. */
-export function loadCaseFiles(paths) {
-  const files = [];
-  for (const p of paths) {
-    if (fs.statSync(p).isDirectory()) {
-      for (const name of fs.readdirSync(p).filter((n) => n.endsWith('.json')).sort()) files.push(path.join(p, name));
-    } else {
-      files.push(p);
-    }
-  }
-  return files.map((p) => ({ path: p, file: JSON.parse(fs.readFileSync(p, 'utf8')) }));
-}
-
-/** Every case of the loaded files: `[{id, case, path, file}]`, ids `group/name`. */
-export function casesOf(loaded) {
-  const out = [];
-  for (const { path: p, file } of loaded) {
-    for (const c of file.cases ?? []) out.push({ id: `${file.group}/${c.name}`, case: c, path: p, file });
-  }
-  return out;
 }
 
 /**
@@ -147,15 +126,15 @@ async function main(argv) {
     ? fs.existsSync(baseline)
       ? JSON.parse(fs.readFileSync(baseline, 'utf8'))
       : {}
-    : Object.fromEntries(all.filter((c) => Object.hasOwn(c.case, 'expect')).map((c) => [c.id, c.case.expect]));
+    : expectationsOf(all);
 
   if (mode === 'check') {
-    const differing = [...observed].filter(([id, o]) => !Object.hasOwn(stored, id) || !isDeepStrictEqual(stored[id], o));
+    const differ = differing(observed, stored);
     // a baseline holds nothing for a case this install cannot run
-    if (baseline) for (const id of skipped.keys()) if (Object.hasOwn(stored, id)) differing.push([id]);
-    for (const [id] of differing) process.stdout.write(`${id}\n`);
-    process.stderr.write(`${took}: ${differing.length} differ from ${baseline ?? 'the stored expectations'}\n`);
-    process.exit(differing.length ? 1 : 0);
+    if (baseline) for (const id of skipped.keys()) if (Object.hasOwn(stored, id)) differ.push(id);
+    for (const id of differ) process.stdout.write(`${id}\n`);
+    process.stderr.write(`${took}: ${differ.length} differ from ${baseline ?? 'the stored expectations'}\n`);
+    process.exit(differ.length ? 1 : 0);
   }
 
   // write
@@ -178,21 +157,7 @@ async function main(argv) {
     process.stderr.write(`${took}: wrote ${baseline}\n`);
     return;
   }
-  for (const { path: p, file: f } of loaded) {
-    let changed = false;
-    f.cases = f.cases.map((c) => {
-      const id = `${f.group}/${c.name}`;
-      if (!observed.has(id)) return c;
-      const o = observed.get(id);
-      if (Object.hasOwn(c, 'expect') && isDeepStrictEqual(c.expect, o)) return c;
-      changed = true;
-      // field order as corpus/README.md lists it
-      const { name, description, requirements, scenario, expect, ...rest } = c;
-      return { name, description, requirements, scenario, ...rest, expect: o };
-    });
-    const text = layoutCaseFile(f);
-    if (changed || text !== fs.readFileSync(p, 'utf8')) fs.writeFileSync(p, text);
-  }
+  writeExpectations(loaded, observed);
   process.stderr.write(`${took}: expectations written\n`);
 }
 

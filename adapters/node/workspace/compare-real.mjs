@@ -45,7 +45,8 @@ import { createInterface } from 'node:readline';
 import { isDeepStrictEqual } from 'node:util';
 import { layout } from '../pipeline/format.mjs';
 import { observeWorkspace } from './observe.mjs';
-import { CASES_DIR, casesOf, loadCaseFiles } from './record.mjs';
+import { casesOf, loadCaseFiles } from '../case-files.mjs';
+import { CASES_DIR } from './record.mjs';
 import { RUNTIMES, openRuntime } from './real-tools.mjs';
 import { createWorkspaceTools } from './toolgate-workspace.mjs';
 

@@ -3,8 +3,9 @@
 //
 // Case files (corpus/cases/workspace/<group>.json, corpus/README.md): every
 // case's scenario is run (observe.mjs) and its observation
-//   --write   stored as the case's `expect`, in place (the layout of
-//             ../pipeline/format.mjs: one result and one tree entry per line);
+//   --write   stored as the case's `expect`, in place (../case-files.mjs, in
+//             the layout of ../pipeline/format.mjs: one result and one tree
+//             entry per line);
 //   --check   compared with the stored `expect`: prints the id of every case
 //             whose recording differs (or that has none) and exits 1;
 //   neither   printed as `{case id: observation}` on stdout.
@@ -18,38 +19,15 @@
 // that breakage instead; not with --write). A case whose scenario the
 // harness refuses is reported on stderr and counts as differing.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
-import { layout, layoutCaseFile } from '../pipeline/format.mjs';
+import { casesOf, differing, expectationsOf, loadCaseFiles, writeExpectations } from '../case-files.mjs';
+import { layout } from '../pipeline/format.mjs';
 import { observeWorkspace } from './observe.mjs';
 import { IMPLEMENTED, implementationOf } from './mutants.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 /** The corpus's workspace case files. */
 export const CASES_DIR = path.resolve(here, '../../../corpus/cases/workspace');
-
-/** The case files named by `paths` (files, or folders: their `*.json`, sorted), parsed: `[{path, file}]`. */
-export function loadCaseFiles(paths) {
-  const files = [];
-  for (const p of paths) {
-    if (fs.statSync(p).isDirectory()) {
-      for (const name of fs.readdirSync(p).filter((n) => n.endsWith('.json')).sort()) files.push(path.join(p, name));
-    } else {
-      files.push(p);
-    }
-  }
-  return files.map((p) => ({ path: p, file: JSON.parse(fs.readFileSync(p, 'utf8')) }));
-}
-
-/** Every case of the loaded files: `[{id, case, path, file}]`, ids `group/name`. */
-export function casesOf(loaded) {
-  const out = [];
-  for (const { path: p, file } of loaded) {
-    for (const c of file.cases ?? []) out.push({ id: `${file.group}/${c.name}`, case: c, path: p, file });
-  }
-  return out;
-}
 
 /**
  * Runs the cases' scenarios on `implementation` (mutants.mjs
@@ -108,34 +86,13 @@ async function main(argv) {
     process.exit(refused.size ? 1 : 0);
   }
   if (mode === 'check') {
-    const differing = [...observed]
-      .filter(([id, o]) => {
-        const c = all.find((x) => x.id === id).case;
-        return !Object.hasOwn(c, 'expect') || !isDeepStrictEqual(c.expect, o);
-      })
-      .map(([id]) => id);
-    differing.push(...refused.keys());
-    for (const id of differing) process.stdout.write(`${id}\n`);
-    process.stderr.write(`${took}: ${differing.length} differ from the stored expectations\n`);
-    process.exit(differing.length ? 1 : 0);
+    const differ = [...differing(observed, expectationsOf(all)), ...refused.keys()];
+    for (const id of differ) process.stdout.write(`${id}\n`);
+    process.stderr.write(`${took}: ${differ.length} differ from the stored expectations\n`);
+    process.exit(differ.length ? 1 : 0);
   }
 
-  // write
-  for (const { path: p, file: f } of loaded) {
-    let changed = false;
-    f.cases = f.cases.map((c) => {
-      const id = `${f.group}/${c.name}`;
-      if (!observed.has(id)) return c;
-      const o = observed.get(id);
-      if (Object.hasOwn(c, 'expect') && isDeepStrictEqual(c.expect, o)) return c;
-      changed = true;
-      // field order as corpus/README.md lists it
-      const { name, description, requirements, scenario, expect, ...rest } = c;
-      return { name, description, requirements, scenario, ...rest, expect: o };
-    });
-    const text = layoutCaseFile(f);
-    if (changed || text !== fs.readFileSync(p, 'utf8')) fs.writeFileSync(p, text);
-  }
+  writeExpectations(loaded, observed);
   process.stderr.write(`${took}: expectations written\n`);
   process.exit(refused.size ? 1 : 0);
 }

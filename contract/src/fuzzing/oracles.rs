@@ -402,8 +402,9 @@ pub fn pipeline(data: &[u8]) -> Verdict {
 /// `workspace::properties::check`: nothing outside the root is created,
 /// changed or read, the in-memory model's boundary equals the disk's, and
 /// the reference stays within its schema and its own judge. A JSON
-/// scenario with a `bash` call is skipped: a fuzzer mutating shell
-/// commands would run arbitrary ones on the machine.
+/// scenario with a `bash` call is skipped (a fuzzer mutating shell
+/// commands would run arbitrary ones on the machine), and so is one whose
+/// tree cannot be made.
 pub fn workspace(data: &[u8]) -> Verdict {
     use crate::workspace::spec::{Tool, WorkspaceScenario};
     use crate::workspace::{generate, properties, reference};
@@ -414,7 +415,12 @@ pub fn workspace(data: &[u8]) -> Verdict {
             if scenario.calls.iter().any(|c| c.tool == Tool::Bash) {
                 return Err("a workspace scenario that runs bash");
             }
-            reference::check(scenario).map_err(|_| "a workspace scenario the reference refuses")
+            reference::check(scenario).map_err(|_| "a workspace scenario the reference refuses")?;
+            // a tree the OS refuses to make (an entry under a missing
+            // parent) is a malformed scenario, not a bug
+            let base = crate::fs_tree::Base::new("toolgate-ws-fuzz-")
+                .map_err(|_| "no temporary directory")?;
+            reference::make_tree(&base, scenario).map_err(|_| "a tree that cannot be made")
         },
         generate::scenario_from_bytes,
         properties::check,

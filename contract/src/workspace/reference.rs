@@ -56,14 +56,21 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), Error> {
     Ok(())
 }
 
-/// The observation of `scenario` on the real filesystem.
-pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Error> {
-    check(scenario)?;
-    let base = Base::new("toolgate-ws-")?;
+/// Makes the scenario's tree under `base`; the error names the entry the
+/// OS refused (a missing parent, a name made twice).
+pub fn make_tree(base: &Base, scenario: &WorkspaceScenario) -> Result<(), Error> {
     for (i, entry) in scenario.tree.iter().enumerate() {
         base.make(entry, BASE_VARIABLE)
             .map_err(|e| Error::scenario(format!("/tree/{i} ({:?}): {e}", entry.path)))?;
     }
+    Ok(())
+}
+
+/// The observation of `scenario` on the real filesystem.
+pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Error> {
+    check(scenario)?;
+    let base = Base::new("toolgate-ws-")?;
+    make_tree(&base, scenario)?;
     let root = format!("{}/{}", base.path(), scenario.root());
     let results = scenario
         .calls

@@ -64,3 +64,26 @@ pub fn first_failure(report: &RunReport) -> Option<Duration> {
     }
     None
 }
+
+/// Runs `check` on every one of `mutants`, two at a time (each run is an
+/// adapter process that mostly waits), and returns every problem found.
+pub fn check_all<M: Sync>(
+    mutants: &[M],
+    check: impl Fn(&M) -> Option<String> + Sync,
+) -> Vec<String> {
+    let queue = std::sync::Mutex::new(mutants.iter().collect::<Vec<_>>());
+    let problems = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                if let Some(problem) = check(m) {
+                    problems.lock().unwrap().push(problem);
+                }
+            });
+        }
+    });
+    problems.into_inner().unwrap()
+}

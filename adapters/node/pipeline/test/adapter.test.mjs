@@ -13,12 +13,10 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runReplyValid, startAdapter as start, startReplyValid } from '../../test/protocol-client.mjs';
 import { loadPi } from '../load.mjs';
 import { missingCapabilities, observePipeline, observeScenario } from '../observe.mjs';
 import { IMPLEMENTED, MUTANTS, applyMutant } from '../mutants.mjs';
@@ -96,14 +94,6 @@ const HANGING = {
 
 // ----------------------------------------------------------------- schemas
 
-const require = createRequire(path.join(repo, 'adapters/node/runtimes/toolgate-wall/package.json'));
-const Ajv2020 = require('ajv/dist/2020').default;
-const protocolSchema = JSON.parse(fs.readFileSync(path.join(repo, 'runner/schema/protocol.schema.json'), 'utf8'));
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-ajv.addSchema(protocolSchema);
-const startReplyValid = ajv.getSchema(`${protocolSchema.$id}#/$defs/startReply`);
-const runReplyValid = ajv.getSchema(`${protocolSchema.$id}#/$defs/runReply`);
-
 function assertRunReply(reply, seq) {
   assert.ok(runReplyValid(reply), JSON.stringify(runReplyValid.errors));
   assert.equal(reply.seq, seq);
@@ -112,52 +102,7 @@ function assertRunReply(reply, seq) {
   }
 }
 
-// ------------------------------------------------------- the adapter process
-
-/** The adapter as a child process: `send` a line, `next()` the next reply line (parsed). */
-function startAdapter(args) {
-  const child = spawn(process.execPath, [adapterPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const replies = [];
-  const waiters = [];
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const w = waiters.shift();
-    if (w) w(line);
-    else replies.push(line);
-  });
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  return {
-    child,
-    exited,
-    stderr: () => stderr,
-    send(line) {
-      child.stdin.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
-    },
-    async next(timeoutMs = 10_000) {
-      const line =
-        replies.length > 0
-          ? replies.shift()
-          : await new Promise((resolve, reject) => {
-              const timer = setTimeout(() => reject(new Error(`no reply within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
-              waiters.push((l) => {
-                clearTimeout(timer);
-                resolve(l);
-              });
-            });
-      return JSON.parse(line);
-    },
-    pendingReplies: () => replies.length,
-    async request(message, timeoutMs) {
-      this.send(message);
-      return this.next(timeoutMs);
-    },
-    async stop() {
-      this.send({ cmd: 'stop' });
-      return exited;
-    },
-  };
-}
+const startAdapter = (args) => start(adapterPath, args);
 
 const runRequest = (seq, id, scenario, suite = 'pipeline') => ({ cmd: 'run', seq, case: { id, suite, scenario } });
 

@@ -15,7 +15,7 @@ import { loadPi } from '../load.mjs';
 import { capabilitiesOf, missingCapabilities, observeScenario } from '../observe.mjs';
 import { checkFileQueueScenario, errorSeen, fileQueueNeeds, observeFileQueue, settle } from '../file-queue.mjs';
 import { applyMutant, brokenQueue } from '../mutants.mjs';
-import { casesOf, loadCaseFiles } from '../record.mjs';
+import { casesOf, loadCaseFiles } from '../../case-files.mjs';
 import { checkCaseFile, checkObservationFile } from '../validate.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -230,8 +230,8 @@ test('the schemas take the file-queue forms strictly', () => {
   ]) {
     assert.ok(errors.some((x) => x.includes(at)), `${at} not in\n${errors.join('\n')}`);
   }
-  assert.ok(errors.some((x) => x.includes('scenario:  must match "then" schema')), errors.join('\n'));
-  assert.ok(errors.some((x) => x.includes('expect:  must match "then" schema')), errors.join('\n'));
+  assert.ok(errors.some((x) => x.includes('scenario: / must match "then" schema')), errors.join('\n'));
+  assert.ok(errors.some((x) => x.includes('expect: / must match "then" schema')), errors.join('\n'));
   // an agent-loop observation is not a file-queue one, nor the other way round
   assert.notDeepEqual(checkObservationFile({ x: { fileQueue: [], trace: [] } }), []);
   assert.deepEqual(checkObservationFile({ x: { fileQueue: [{ step: 3, reject: 'op1', error: { name: 'FileError', code: 'unknown' } }] } }), []);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { loadPi } from '../load.mjs';
 import { missingCapabilities, observePipeline, observeScenario } from '../observe.mjs';
-import { casesOf, loadCaseFiles } from '../record.mjs';
+import { casesOf, loadCaseFiles } from '../../case-files.mjs';
 import { layoutCaseFile } from '../format.mjs';
 import { checkCaseFile, checkObservationFile } from '../validate.mjs';
 import { encode, materialize } from '../values.mjs';

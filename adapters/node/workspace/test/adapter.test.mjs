@@ -4,72 +4,19 @@
 // answered notApplicable, garbage and malformed cases answered without a
 // crash (the adapter keeps answering after them), stop, and --mutant.
 
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runReplyValid, startAdapter as start, startReplyValid } from '../../test/protocol-client.mjs';
 import { observeWorkspace } from '../observe.mjs';
 import { createWorkspaceTools } from '../toolgate-workspace.mjs';
 import { observationErrors } from '../validate.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../../../..');
 const adapterPath = path.resolve(here, '../adapter.mjs');
 
-const require = createRequire(path.join(repo, 'adapters/node/runtimes/toolgate-wall/package.json'));
-const Ajv2020 = require('ajv/dist/2020').default;
-const protocolSchema = JSON.parse(fs.readFileSync(path.join(repo, 'runner/schema/protocol.schema.json'), 'utf8'));
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-ajv.addSchema(protocolSchema);
-const startReplyValid = ajv.getSchema(`${protocolSchema.$id}#/$defs/startReply`);
-const runReplyValid = ajv.getSchema(`${protocolSchema.$id}#/$defs/runReply`);
-
-// Every adapter started, killed when the file's tests end: a failed
-// assertion must not leave a child keeping this process alive.
-const children = new Set();
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill();
-});
-
-/** The adapter as a child process: `send` a line, `next()` the next reply (parsed; at most 10 s). */
-function startAdapter(args = []) {
-  const child = spawn(process.execPath, [adapterPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  children.add(child);
-  const lines = [];
-  const waiters = [];
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const w = waiters.shift();
-    if (w) w(line);
-    else lines.push(line);
-  });
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    exited,
-    stderr: () => stderr,
-    send: (line) => child.stdin.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`),
-    async next(timeoutMs = 10_000) {
-      const line =
-        lines.length > 0
-          ? lines.shift()
-          : await new Promise((resolve, reject) => {
-              const timer = setTimeout(() => reject(new Error(`no reply within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
-              waiters.push((l) => {
-                clearTimeout(timer);
-                resolve(l);
-              });
-            });
-      return JSON.parse(line);
-    },
-    pending: () => lines.length,
-    end: () => child.stdin.end(),
-  };
-}
+const startAdapter = (args) => start(adapterPath, args);
 
 function assertRunReply(reply, seq) {
   assert.ok(runReplyValid(reply), JSON.stringify(runReplyValid.errors));
@@ -149,8 +96,8 @@ test('start, run, notApplicable, errors without a crash, stop', async () => {
   assert.deepEqual(r7.observation, { results: [], tree: [] });
 
   a.send({ cmd: 'stop' });
-  assert.equal(await a.exited, 0);
-  assert.equal(a.pending(), 0);
+  assert.equal((await a.exited).code, 0);
+  assert.equal(a.pendingReplies(), 0);
   assert.match(a.stderr(), /not JSON/);
 });
 
@@ -159,7 +106,7 @@ test('end of stdin exits 0', async () => {
   a.send({ cmd: 'start', protocol: 1 });
   await a.next();
   a.end();
-  assert.equal(await a.exited, 0);
+  assert.equal((await a.exited).code, 0);
 });
 
 test('--mutant is applied and advertised in the version; an unknown one is a usage error', async () => {
@@ -173,11 +120,11 @@ test('--mutant is applied and advertised in the version; an unknown one is a usa
   assertRunReply(r, 1);
   assert.deepEqual(r.observation.results, [{ content: 'ran\n', isError: false }]);
   a.send({ cmd: 'stop' });
-  assert.equal(await a.exited, 0);
+  assert.equal((await a.exited).code, 0);
 
   const b = startAdapter(['--mutant=no-such-mutant']);
-  assert.equal(await b.exited, 2);
+  assert.equal((await b.exited).code, 2);
   assert.match(b.stderr(), /unknown mutant no-such-mutant/);
   const c = startAdapter(['--frobnicate']);
-  assert.equal(await c.exited, 2);
+  assert.equal((await c.exited).code, 2);
 });

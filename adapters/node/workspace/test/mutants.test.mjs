@@ -19,7 +19,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { observeWorkspace } from '../observe.mjs';
 import { IMPLEMENTED, MUTANTS, implementationOf } from '../mutants.mjs';
-import { CASES_DIR, casesOf, loadCaseFiles } from '../record.mjs';
+import { casesOf, loadCaseFiles } from '../../case-files.mjs';
+import { CASES_DIR } from '../record.mjs';
 import { observationErrors } from '../validate.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
