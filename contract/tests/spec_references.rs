@@ -64,10 +64,9 @@ fn every_requirement_names_tests_that_exist() {
     let spec = std::fs::read_to_string(crate_dir.join("../SPEC.md"))
         .expect("SPEC.md at the repository root");
     let mut ids = BTreeSet::new();
-    for line in spec
-        .lines()
-        .filter(|l| l.starts_with("- **CORE-") || l.starts_with("- **BOUNDARY-"))
-    {
+    for line in spec.lines().filter(|l| {
+        l.starts_with("- **CORE-") || l.starts_with("- **BOUNDARY-") || l.starts_with("- **WS-")
+    }) {
         let id = check(crate_dir, line);
         assert!(ids.insert(id.clone()), "{id} appears twice");
     }
