@@ -124,6 +124,22 @@ impl Base {
         Ok(Base { dir, path })
     }
 
+    /// A new base `<prefix>XXXXXX/base` in the temporary directory: alone
+    /// in a directory of its own, as the workspace harness makes it
+    /// (`adapters/node/workspace/observe.mjs`), so that what appears beside
+    /// it was made by the tools, and its path has the harness's length
+    /// (Node cuts a path it shows in a message at 128 code units).
+    pub fn alone(prefix: &str) -> Result<Base, Error> {
+        let outer = Base::new(prefix)?;
+        let path = format!("{}/base", outer.path);
+        std::fs::create_dir(&path)
+            .map_err(|e| Error::model(format!("the temporary base {path}: {e}")))?;
+        Ok(Base {
+            dir: outer.dir,
+            path,
+        })
+    }
+
     /// Its absolute real path, without a trailing slash.
     pub fn path(&self) -> &str {
         &self.path

@@ -13,7 +13,7 @@ use toolgate_contract::js_string::JsString;
 use toolgate_contract::scenario::corpus::load_dir;
 use toolgate_contract::suites::SuiteDef;
 use toolgate_contract::workspace::spec::{
-    CallResult, Returned, Text, Thrown, WorkspaceObservation, WorkspaceScenario,
+    CallResult, Grading, Returned, Text, Thrown, Tool, WorkspaceObservation, WorkspaceScenario,
 };
 use toolgate_contract::workspace::{judge::judge, requirements, WORKSPACE};
 
@@ -194,6 +194,111 @@ fn a_change_outside_the_root_is_ws_path_06() {
             .map(|v| v.requirement.as_deref())
             .collect::<Vec<_>>(),
         vec![Some(requirements::PATH_06)]
+    );
+}
+
+/// A recorded observation as a real tool with its own words would give
+/// it: every message replaced, every allowed read wrapped in the tool's
+/// own notices, graded `portable`.
+fn in_other_words(s: &WorkspaceScenario, o: &WorkspaceObservation) -> WorkspaceObservation {
+    let mut out = o.clone();
+    out.grading = Grading::Portable;
+    for (call, r) in s.calls.iter().zip(out.results.iter_mut()) {
+        if let CallResult::Returned(r) = r {
+            r.content = if call.tool == Tool::Read && !r.is_error {
+                text(&format!(
+                    "[a notice]\n{}\n[another]",
+                    r.content.0.to_string_lossy()
+                ))
+            } else {
+                text("in the tool's own words")
+            };
+        }
+    }
+    out
+}
+
+#[test]
+fn the_portable_projection_ignores_the_wording_and_names_every_other_edit() {
+    let mut wrong = Vec::new();
+    for c in cases() {
+        let s = scenario(&c.scenario);
+        let o = observation(&c.expect);
+        let own = in_other_words(&s, &o);
+        let j = judge(&s, &o, &own);
+        if !j.violations.is_empty() {
+            wrong.push(format!("{} (other words): {:?}", c.id, j.violations));
+        }
+        let mut edited = Vec::new();
+        for (i, r) in own.results.iter().enumerate() {
+            let CallResult::Returned(r) = r else { continue };
+            let mut flipped = own.clone();
+            flipped.results[i] = CallResult::Returned(Returned {
+                is_error: !r.is_error,
+                ..r.clone()
+            });
+            edited.push((format!("result {i}: outcome flipped"), flipped));
+            let mut thrown = own.clone();
+            thrown.results[i] = CallResult::Thrown(Thrown {
+                thrown: r.content.clone(),
+            });
+            edited.push((format!("result {i}: thrown"), thrown));
+            let read = &o.results[i];
+            if s.calls[i].tool == Tool::Read && !r.is_error && read.text().len_units() > 1 {
+                let mut other = own.clone();
+                other.results[i] = CallResult::ok("another file's text");
+                edited.push((format!("result {i}: another text"), other));
+            }
+        }
+        let mut outside = own.clone();
+        outside.outside.push("rename $BASE/ws.1a2b.tmp".into());
+        edited.push(("a transient file outside".into(), outside));
+        for i in 0..own.tree.len() {
+            let mut gone = own.clone();
+            gone.tree.remove(i);
+            edited.push((format!("tree {i}: removed"), gone));
+        }
+        for (what, e) in edited {
+            let j = judge(&s, &o, &e);
+            if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
+                wrong.push(format!("{} ({what}): {:?}", c.id, j.violations));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn on_the_projection_an_escape_allowed_is_ws_path_03_and_a_change_outside_ws_path_06() {
+    let s = scenario(&json!({
+        "tree": [
+            {"path": "ws", "kind": "dir"},
+            {"path": "outside", "kind": "dir"},
+            {"path": "outside/secret.txt", "kind": "file", "content": "secret"}
+        ],
+        "calls": [{"tool": "read", "input": {"path": "../outside/secret.txt"}}]
+    }));
+    let o = observation(
+        &WORKSPACE
+            .observe(&serde_json::to_value(&s).unwrap())
+            .unwrap(),
+    );
+    let named = |actual: &WorkspaceObservation| {
+        judge(&s, &o, actual)
+            .violations
+            .iter()
+            .map(|v| v.requirement.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut leaked = in_other_words(&s, &o);
+    leaked.results[0] = CallResult::ok("secret");
+    assert_eq!(named(&leaked), vec![Some(requirements::PATH_03.to_owned())]);
+    let mut refused = in_other_words(&s, &o);
+    assert!(named(&refused).is_empty());
+    refused.outside.push("rename $BASE/../x".into());
+    assert_eq!(
+        named(&refused),
+        vec![Some(requirements::PATH_06.to_owned())]
     );
 }
 

@@ -76,6 +76,10 @@ struct MatrixArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// How many runtimes run at once. More jobs shorten a matrix whose
+    /// runtimes mostly wait, and add noise to the time each case measures.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: u16,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -243,6 +247,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 write_baselines: args.write_baselines,
                 timeout: seconds("--timeout", args.timeout)?,
                 progress: !args.no_progress,
+                jobs: usize::from(args.jobs),
             };
             let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;

@@ -8,8 +8,9 @@
 // Each `run` of suite `workspace` is one scenario (FORMAT.md) run by the
 // harness (observe.mjs `observeWorkspace`) and answered with its
 // observation; a scenario the harness refuses is answered `error` with the
-// reason, a case of another suite `notApplicable`. The suite needs no
-// capability, so the handshake announces none. `--mutant` applies one
+// reason, a case of another suite `notApplicable`. The handshake announces
+// the suite's two capabilities, the seed's bash (`workspace.bash`) and its
+// call layer's approval policies (`workspace.approval`). `--mutant` applies one
 // deliberate breakage of mutants.json (mutants.mjs) and says so in the
 // version (`0.1.0+mutant.<id>`).
 //
@@ -36,7 +37,7 @@ await adapter.serve({
   hello: () => ({
     implementation: { name: NAME, version: mutant === undefined ? VERSION : `${VERSION}+mutant.${mutant}`, language: 'javascript' },
     suites: [SUITE],
-    capabilities: [],
+    capabilities: ['workspace.bash', 'workspace.approval'],
   }),
   otherSuite: (suite) => ({ notApplicable: { reason: `${NAME} implements the ${SUITE} suite only, not ${JSON.stringify(suite)}` } }),
   failure: (error) => `the harness refused the scenario: ${messageOf(error)}`,

@@ -5,8 +5,8 @@
 //   import { createWorkspaceTools } from './toolgate-workspace.mjs';
 //   const observation = await observeWorkspace(createWorkspaceTools, scenario);
 //
-// A run: a fresh `$BASE` (mkdtemp under the OS's temporary directory, then
-// its real path), the scenario's tree made in it, the calls' environment
+// A run: a fresh `$BASE` (`base` in a directory of its own, mkdtemp under
+// the OS's temporary directory, then its real path), the scenario's tree made in it, the calls' environment
 // set for the run (`$SHELL` set or unset, no shell startup files, locale C;
 // restored after), the tools built once with `$BASE/<root>`, the
 // calls made one after the other through the approval policy, each result
@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { encodeString } from '../encode.mjs';
 import { BASE_VARIABLE, checkTree, isTreePath, makeTree, snapshotTree, withBase, withoutBase } from '../fs-tree.mjs';
+import { watchOutside } from './outside-watch.mjs';
 import { allowAll, denyBashByDefault } from './toolgate-workspace.mjs';
 
 /** The tools a call may name. */
@@ -150,18 +151,32 @@ function useEnvironment(shell) {
  * and resolves with its observation `{results, tree}` (FORMAT.md). `options.policies` (mutants
  * only) replaces the approval hooks: `{allowAll, denyBashByDefault}`, each
  * `(toolName) → {allow: true} | {allow: false, reason}`; `options.tmpdir`
- * (tests) is where `$BASE` is made instead of the OS's temporary directory.
+ * (tests) is where `$BASE` is made instead of the OS's temporary directory;
+ * `options.grading: 'portable'` marks the observation for the portable
+ * projection (a real tool, whose messages are its own). In a scenario
+ * without bash, a watcher (outside-watch.mjs) records every change outside
+ * the root while the calls run, as `outside`.
  */
 export async function observeWorkspace(createTools, scenario, options = {}) {
   const s = checkScenario(scenario);
   const policies = { allowAll, denyBashByDefault, ...options.policies };
   const approve = policies[s.approval];
-  const base = fs.realpathSync(fs.mkdtempSync(path.join(options.tmpdir ?? os.tmpdir(), 'toolgate-ws-')));
+  // `$BASE` alone in a fresh directory of its own: what appears beside it
+  // was made by the tools (the watcher), not by another process
+  const outer = fs.realpathSync(fs.mkdtempSync(path.join(options.tmpdir ?? os.tmpdir(), 'toolgate-ws-')));
+  const base = path.join(outer, 'base');
+  fs.mkdirSync(base);
   const restoreEnvironment = useEnvironment(s.shell);
+  let watch;
   try {
     makeTree(base, s.tree);
     // awaited: a factory may be async (a tool server to start first, real-tools.mjs)
-    const tools = await createTools(path.join(base, ...s.root.split('/')));
+    const root = path.join(base, ...s.root.split('/'));
+    const tools = await createTools(root);
+    // changes outside the root, transient ones included; not where a bash
+    // call runs (bash is not path-confined, WS-BASH-01, and its background
+    // jobs may still write during a later call)
+    watch = s.calls.some((c) => c.tool === 'bash') ? undefined : watchOutside(base, root);
     const byName = new Map();
     for (const tool of Array.isArray(tools) ? tools : []) {
       const name = tool?.spec?.name;
@@ -202,13 +217,25 @@ export async function observeWorkspace(createTools, scenario, options = {}) {
       }
       results.push(recordResult(result, base, at));
     }
-    return { results, tree: snapshotTree(base) };
+    let outside = [];
+    if (watch !== undefined) {
+      await watch.settle(true);
+      outside = watch.close();
+      watch = undefined;
+    }
+    return {
+      results,
+      tree: snapshotTree(base),
+      ...(options.grading === 'portable' ? { grading: 'portable' } : {}),
+      ...(outside.length > 0 ? { outside } : {}),
+    };
   } finally {
+    watch?.close();
     restoreEnvironment();
     try {
-      fs.rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+      fs.rmSync(outer, { recursive: true, force: true, maxRetries: 3 });
     } catch (error) {
-      process.stderr.write(`toolgate workspace harness: could not remove ${base}: ${messageOf(error)}\n`);
+      process.stderr.write(`toolgate workspace harness: could not remove ${outer}: ${messageOf(error)}\n`);
     }
   }
 }

@@ -3,14 +3,23 @@
 //! named by the requirement that decided the expected outcome (from the
 //! call, its input and the expected text), and every difference in the
 //! tree outside the root named `WS-PATH-06`.
+//!
+//! An observation graded `portable` (a real tool, whose messages are its
+//! own) is compared on the projection instead: each call's outcome,
+//! allowed or refused; that an allowed read holds the text the reference
+//! read; the tree; and the changes a watcher saw outside the root.
 
 use super::bash::ABORTED;
 use super::boundary::ESCAPE;
 use super::reference::BASH_DENIED;
 use super::requirements as r;
-use super::spec::{Approval, Call, CallResult, Tool, WorkspaceObservation, WorkspaceScenario};
+use super::spec::BASE_VARIABLE;
+use super::spec::{
+    Approval, Call, CallResult, Grading, Tool, WorkspaceObservation, WorkspaceScenario,
+};
 use super::tools::{INVALID_BASH, INVALID_READ, INVALID_WRITE};
 use crate::fs_tree::{node_resolve, EntryKind, Snapshot};
+use crate::js_string::JsString;
 use crate::suites::{Judgement, Violation};
 use std::collections::BTreeMap;
 
@@ -20,6 +29,9 @@ pub fn judge(
     expected: &WorkspaceObservation,
     actual: &WorkspaceObservation,
 ) -> Judgement {
+    if actual.grading == Grading::Portable {
+        return judge_portable(scenario, expected, actual);
+    }
     let mut violations = Vec::new();
     if expected.results.len() != actual.results.len() {
         violations.push(Violation::unnamed(format!(
@@ -50,10 +62,188 @@ pub fn judge(
         ));
     }
     violations.extend(tree_violations(scenario, expected, actual));
+    violations.extend(outside_violations(actual));
     Judgement {
         violations,
         ..Judgement::default()
     }
+}
+
+/// The portable projection: outcomes, what allowed reads hold, the tree
+/// and the watcher's changes outside the root; never the wording.
+fn judge_portable(
+    scenario: &WorkspaceScenario,
+    expected: &WorkspaceObservation,
+    actual: &WorkspaceObservation,
+) -> Judgement {
+    let mut violations = Vec::new();
+    if expected.results.len() != actual.results.len() {
+        violations.push(Violation::unnamed(format!(
+            "{} results where the reference has {}",
+            actual.results.len(),
+            expected.results.len()
+        )));
+    }
+    for (i, (call, (want, got))) in scenario
+        .calls
+        .iter()
+        .zip(expected.results.iter().zip(&actual.results))
+        .enumerate()
+    {
+        let Some((requirement, what)) =
+            portable_difference(scenario, &expected.tree, call, want, got)
+        else {
+            continue;
+        };
+        violations.push(Violation::named(
+            requirement,
+            format!(
+                "call {i} ({} {}): {what}; the reference: {}, the tool: {}",
+                call.tool.name(),
+                input_text(call),
+                describe(want),
+                describe(got)
+            ),
+        ));
+    }
+    violations.extend(tree_violations(scenario, expected, actual));
+    violations.extend(outside_violations(actual));
+    Judgement {
+        violations,
+        ..Judgement::default()
+    }
+}
+
+/// How one call's result differs on the projection, and the requirement
+/// that difference breaks.
+fn portable_difference(
+    scenario: &WorkspaceScenario,
+    expected_tree: &[Snapshot],
+    call: &Call,
+    want: &CallResult,
+    got: &CallResult,
+) -> Option<(&'static str, &'static str)> {
+    let CallResult::Returned(want_returned) = want else {
+        return Some((r::RESULT_01, "the reference threw"));
+    };
+    let CallResult::Returned(got_returned) = got else {
+        return Some((r::RESULT_01, "a failure thrown instead of returned"));
+    };
+    match (want_returned.is_error, got_returned.is_error) {
+        (true, true) => None,
+        (true, false) => Some((
+            classify(scenario, call, want, got),
+            "allowed where the reference refused",
+        )),
+        (false, true) => {
+            // a refused route through a link is the check's fault, unless
+            // the write had directories to make (a tool that makes none
+            // refuses it whatever the route)
+            let requirement = if through_a_symlink(scenario, call)
+                && !(call.tool == Tool::Write && makes_directories(scenario, expected_tree))
+            {
+                r::PATH_02
+            } else {
+                classify(scenario, call, want, got)
+            };
+            Some((requirement, "refused where the reference allowed"))
+        }
+        (false, false) if call.tool == Tool::Read => {
+            let read = &want_returned.content.0;
+            let shown = read_witness(read);
+            (!holds(&got_returned.content.0, &shown)).then(|| {
+                let requirement = if shown.len_units() < read.len_units() {
+                    r::READ_02
+                } else {
+                    r::READ_01
+                };
+                (requirement, "the content does not hold the file's text")
+            })
+        }
+        (false, false) => None,
+    }
+}
+
+/// What an allowed read must hold of the reference's text: all of it, or
+/// of a truncated text its first [`PORTABLE_HEAD`] code units (a tool may
+/// truncate otherwise, with its own notice, and must still return the
+/// file's beginning).
+fn read_witness(read: &JsString) -> JsString {
+    let units = read.units();
+    let marker: Vec<u16> = "\n[truncated ".encode_utf16().collect();
+    let truncated = units.windows(marker.len()).any(|w| w == marker.as_slice());
+    if truncated {
+        JsString::from_units(
+            units
+                .iter()
+                .take(PORTABLE_HEAD)
+                .copied()
+                .collect::<Vec<u16>>(),
+        )
+    } else {
+        read.clone()
+    }
+}
+
+/// Whether `text` has `part` in it (code unit for code unit).
+fn holds(text: &JsString, part: &JsString) -> bool {
+    part.units().is_empty()
+        || text
+            .units()
+            .windows(part.len_units())
+            .any(|w| w == part.units())
+}
+
+/// The head of a truncated read a portable tool must return.
+pub const PORTABLE_HEAD: usize = 1_000;
+
+/// Whether the call's path, resolved lexically from the root, goes
+/// through a symlink of the tree (a route the check follows; a tool that
+/// refuses it refuses a path whose real location may be inside).
+fn through_a_symlink(scenario: &WorkspaceScenario, call: &Call) -> bool {
+    let Some(path) = call
+        .input
+        .as_ref()
+        .and_then(|i| i.get("path"))
+        .and_then(|p| p.as_str())
+    else {
+        return false;
+    };
+    let path = path.replace(BASE_VARIABLE, "/$BASE");
+    let resolved = node_resolve(&format!("/$BASE/{}", scenario.root()), &path);
+    let Some(relative) = resolved.strip_prefix("/$BASE/") else {
+        return false;
+    };
+    let mut prefix = String::new();
+    relative.split('/').any(|name| {
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(name);
+        names_a_symlink(scenario, &format!("$BASE/{prefix}"))
+    })
+}
+
+/// Whether the reference's tree afterwards has a directory the scenario's
+/// tree has not (a write of the case made parents).
+fn makes_directories(scenario: &WorkspaceScenario, expected_tree: &[Snapshot]) -> bool {
+    expected_tree
+        .iter()
+        .any(|e| e.kind == EntryKind::Dir && !scenario.tree.iter().any(|t| t.path == e.path))
+}
+
+/// Each change the watcher saw outside the root is `WS-PATH-06`.
+fn outside_violations(actual: &WorkspaceObservation) -> Vec<Violation> {
+    actual
+        .outside
+        .iter()
+        .map(|change| {
+            Violation::named(
+                r::PATH_06,
+                format!("outside the root while read and write ran: {change}"),
+            )
+        })
+        .collect()
 }
 
 fn input_text(call: &Call) -> String {

@@ -38,6 +38,11 @@ pub struct Workspace;
 /// The one instance `suites::all` lists.
 pub static WORKSPACE: Workspace = Workspace;
 
+/// The capability of running the seed's `bash` (`$SHELL -c`, 10 s, 64 KiB).
+pub const CAPABILITY_BASH: &str = "workspace.bash";
+/// The capability of a call layer with the seed's approval policies.
+pub const CAPABILITY_APPROVAL: &str = "workspace.approval";
+
 const OBSERVATION_SCHEMA: &str =
     include_str!("../../../corpus/schema/workspace-observation.schema.json");
 
@@ -68,8 +73,28 @@ impl SuiteDef for Workspace {
         encode(&reference::observe(&scenario(scenario_json)?)?)
     }
 
-    fn capabilities(&self, _scenario: &Json) -> Vec<String> {
-        Vec::new()
+    /// `workspace.bash` for a scenario that calls bash, and
+    /// `workspace.approval` for one whose call layer denies bash by
+    /// default: a real tool set may have no bash, or a bash that is not the
+    /// seed's (another shell, no timeout), and the approval hook is the
+    /// call layer's, not the tools'. Their cases are skipped for an
+    /// adapter that does not announce them.
+    fn capabilities(&self, scenario_json: &Json) -> Vec<String> {
+        let Ok(s) = scenario(scenario_json) else {
+            return Vec::new();
+        };
+        let mut needs = Vec::new();
+        if s.calls.iter().any(|c| c.tool == Tool::Bash) {
+            needs.push(CAPABILITY_BASH.to_owned());
+        }
+        if s.approval == spec::Approval::DenyBashByDefault {
+            needs.push(CAPABILITY_APPROVAL.to_owned());
+        }
+        needs
+    }
+
+    fn capability_names(&self) -> &'static [&'static str] {
+        &[CAPABILITY_BASH, CAPABILITY_APPROVAL]
     }
 
     fn observation_schema(&self) -> &'static str {

@@ -5,7 +5,8 @@
 
 use super::bash::bash;
 use super::spec::{
-    Approval, Call, CallResult, Tool, WorkspaceObservation, WorkspaceScenario, BASE_VARIABLE,
+    Approval, Call, CallResult, Grading, Tool, WorkspaceObservation, WorkspaceScenario,
+    BASE_VARIABLE,
 };
 use super::tools::{read, write};
 use crate::error::Error;
@@ -69,7 +70,7 @@ pub fn make_tree(base: &Base, scenario: &WorkspaceScenario) -> Result<(), Error>
 /// The observation of `scenario` on the real filesystem.
 pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Error> {
     check(scenario)?;
-    let base = Base::new("toolgate-ws-")?;
+    let base = Base::alone("toolgate-ws-")?;
     make_tree(&base, scenario)?;
     let root = format!("{}/{}", base.path(), scenario.root());
     let results = scenario
@@ -83,6 +84,9 @@ pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Err
     Ok(WorkspaceObservation {
         results,
         tree: base.snapshot(BASE_VARIABLE)?,
+        // the reference never touches anything outside the root
+        grading: Grading::Exact,
+        outside: Vec::new(),
     })
 }
 

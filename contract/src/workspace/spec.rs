@@ -103,6 +103,36 @@ pub struct Call {
 pub struct WorkspaceObservation {
     pub results: Vec<CallResult>,
     pub tree: Vec<Snapshot>,
+    /// How the observation asks to be judged: the seed's exact texts, or
+    /// (a real tool with its own messages) the portable projection.
+    #[serde(default, skip_serializing_if = "Grading::is_exact")]
+    pub grading: Grading,
+    /// Changes outside the root that a watcher saw while `read` and
+    /// `write` calls ran, transient ones included: `<event> <path>`, the
+    /// path written with `$BASE` (`$BASE/../<name>` beside the base). The
+    /// tree afterwards cannot show a file made and removed within a call;
+    /// a faithful tool makes none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<String>,
+}
+
+/// How an observation is judged (`adapters/node/workspace/FORMAT.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Grading {
+    /// Every result's text and flag byte for byte, and the whole tree.
+    #[default]
+    Exact,
+    /// Each call's outcome (allowed or refused), what an allowed read
+    /// returns (it holds the file's text), the whole tree and the watcher's
+    /// changes outside the root; messages are the tool's own.
+    Portable,
+}
+
+impl Grading {
+    pub fn is_exact(&self) -> bool {
+        *self == Grading::Exact
+    }
 }
 
 /// A tool's result as the model receives it, or what `execute` threw.

@@ -1,9 +1,9 @@
 //! Running the matrix: each runtime of the runtimes file through `run`
-//! (its adapter, its suites, its baseline), one after another, into a
-//! [`Matrix`]. Exit code: the worst of the runs' (an unexpected failure or
+//! (its adapter, its suites, its baseline), `jobs` runtimes at a time, into
+//! a [`Matrix`] whose rows keep the file's order. Exit code: the worst of the runs' (an unexpected failure or
 //! a stale baseline entry in any runtime fails the matrix).
 
-use super::{row, CaseResult, Matrix, Requirement, RuntimesFile, Weight};
+use super::{row, CaseResult, Matrix, Requirement, Row, RuntimeEntry, RuntimesFile, Weight};
 use crate::adapter;
 use crate::cases;
 use crate::report::RunReport;
@@ -11,6 +11,8 @@ use crate::run::{run, RunOptions};
 use crate::Error;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What `toolgate matrix` was asked.
@@ -25,6 +27,11 @@ pub struct MatrixOptions {
     pub write_baselines: bool,
     pub timeout: Duration,
     pub progress: bool,
+    /// How many runtimes run at once (at least 1). Each runtime's cases
+    /// still run one after another; more jobs shorten the wall time of a
+    /// matrix whose runtimes mostly wait (deadlines, process starts) and
+    /// add noise to the time measures of those that compute.
+    pub jobs: usize,
 }
 
 /// The requirements of `suite`, with their levels and texts (SPEC.md).
@@ -78,73 +85,38 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
         .collect();
     let requirements = requirements(&suite);
     let started = Instant::now();
+    let chosen: Vec<&RuntimeEntry> = file
+        .runtimes
+        .iter()
+        .filter(|e| options.only.is_empty() || options.only.contains(&e.id))
+        .collect();
+    // a work queue: each job takes the next runtime; results land in the
+    // runtime's slot, so the rows keep the file's order
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<RuntimeResult>>> =
+        chosen.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.clamp(1, chosen.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let (Some(entry), Some(slot)) = (chosen.get(i), slots.get(i)) else {
+                    break;
+                };
+                let result = run_runtime(options, base, entry, &about, &requirements);
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            });
+        }
+    });
     let mut rows = Vec::new();
     let mut exit = 0;
-    for entry in &file.runtimes {
-        if !options.only.is_empty() && !options.only.contains(&entry.id) {
-            continue;
-        }
-        let baseline = entry.baseline.as_ref().map(|b| base.join(b));
-        let mut run_options = RunOptions {
-            program: options.program.clone(),
-            implementation: Some(adapter::Options {
-                command: entry.adapter.clone(),
-                timeout: options.timeout,
-                start_timeout: Duration::from_secs(60),
-                max_restarts: 10,
-            }),
-            progress: options.progress,
-            // the matrix prints one line per runtime; the page has the rest
-            quiet: true,
-            ..RunOptions::default()
-        };
-        run_options.filter_suites = entry.suites.clone();
-        if options.write_baselines {
-            run_options.write_expected_failures = baseline.clone();
-        } else {
-            run_options.expected_failures = baseline.filter(|b| b.exists());
-        }
-        let t = Instant::now();
-        let report = run(&run_options)?;
-        exit = exit.max(report.exit_code);
-        eprintln!(
-            "{}: {} ({:.1} s)",
-            entry.id,
-            summary_line(&report),
-            t.elapsed().as_secs_f64()
-        );
-        let cases = report
-            .cases
-            .iter()
-            .map(|c| CaseResult {
-                id: c.id.clone(),
-                status: c.status.name().to_string(),
-                about: about.get(&c.id).cloned().unwrap_or_default(),
-                violations: c
-                    .violations
-                    .iter()
-                    .map(|v| super::Violated {
-                        requirement: v.requirement.clone(),
-                        message: v.message.clone(),
-                    })
-                    .collect(),
-                measures: c.measures.clone(),
-                message: c.message.clone(),
-                expected: matches!(c.expectation, Some(crate::outcome::Expectation::Expected)),
-                reproduce: c.reproduce.clone(),
-            })
-            .collect();
-        let implementation = format!(
-            "{} {}",
-            report.implementation.name, report.implementation.version
-        );
-        rows.push(row(
-            entry.clone(),
-            implementation,
-            report.duration_secs,
-            &requirements,
-            cases,
-        ));
+    for slot in slots {
+        let result = slot
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .ok_or_else(|| Error::usage("a matrix job ended without its runtime's result"))?;
+        let (row, code) = result?;
+        exit = exit.max(code);
+        rows.push(row);
     }
     let matrix = Matrix {
         toolgate: env!("CARGO_PKG_VERSION").to_string(),
@@ -156,6 +128,83 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
         rows,
     };
     Ok((matrix, exit))
+}
+
+/// A runtime's row and its run's exit code, or why it did not run.
+type RuntimeResult = Result<(Row, i32), Error>;
+
+/// One runtime through `run`: its row and its exit code.
+fn run_runtime(
+    options: &MatrixOptions,
+    base: &Path,
+    entry: &RuntimeEntry,
+    about: &HashMap<String, Vec<String>>,
+    requirements: &[Requirement],
+) -> RuntimeResult {
+    let baseline = entry.baseline.as_ref().map(|b| base.join(b));
+    let mut run_options = RunOptions {
+        program: options.program.clone(),
+        implementation: Some(adapter::Options {
+            command: entry.adapter.clone(),
+            timeout: options.timeout,
+            start_timeout: Duration::from_secs(60),
+            max_restarts: 10,
+        }),
+        // one bar would hide another: with several jobs, lines only
+        progress: options.progress && options.jobs <= 1,
+        // the matrix prints one line per runtime; the page has the rest
+        quiet: true,
+        ..RunOptions::default()
+    };
+    run_options.filter_suites = entry.suites.clone();
+    if options.write_baselines {
+        run_options.write_expected_failures = baseline.clone();
+    } else {
+        run_options.expected_failures = baseline.filter(|b| b.exists());
+    }
+    let t = Instant::now();
+    let report = run(&run_options)?;
+    eprintln!(
+        "{}: {} ({:.1} s)",
+        entry.id,
+        summary_line(&report),
+        t.elapsed().as_secs_f64()
+    );
+    let cases = report
+        .cases
+        .iter()
+        .map(|c| CaseResult {
+            id: c.id.clone(),
+            status: c.status.name().to_string(),
+            about: about.get(&c.id).cloned().unwrap_or_default(),
+            violations: c
+                .violations
+                .iter()
+                .map(|v| super::Violated {
+                    requirement: v.requirement.clone(),
+                    message: v.message.clone(),
+                })
+                .collect(),
+            measures: c.measures.clone(),
+            message: c.message.clone(),
+            expected: matches!(c.expectation, Some(crate::outcome::Expectation::Expected)),
+            reproduce: c.reproduce.clone(),
+        })
+        .collect();
+    let implementation = format!(
+        "{} {}",
+        report.implementation.name, report.implementation.version
+    );
+    Ok((
+        row(
+            entry.clone(),
+            implementation,
+            report.duration_secs,
+            requirements,
+            cases,
+        ),
+        report.exit_code,
+    ))
 }
 
 fn summary_line(report: &RunReport) -> String {

@@ -267,6 +267,37 @@ test('observeWorkspace: a tool that rejects is recorded as thrown; options.polic
   );
 });
 
+test('observeWorkspace: the watcher records changes outside the root, transient ones too, and only there', async () => {
+  // a write that goes through a temporary file beside the root (as the MCP
+  // filesystem server does for the root itself) and one beside the base
+  const leaky = (root) =>
+    createWorkspaceTools(root).map((t) =>
+      t.spec.name !== 'write'
+        ? t
+        : {
+            ...t,
+            async execute(input, signal) {
+              fs.writeFileSync(`${root}.1a2b.tmp`, input.content);
+              fs.rmSync(`${root}.1a2b.tmp`);
+              fs.writeFileSync(path.join(root, '..', '..', 'beside.txt'), 'x');
+              fs.rmSync(path.join(root, '..', '..', 'beside.txt'));
+              return t.execute(input, signal);
+            },
+          },
+    );
+  const scenario = { tree: [{ path: 'ws', kind: 'dir' }, { path: 'out', kind: 'dir' }], calls: [{ tool: 'write', input: { path: 'a.txt', content: 'hi' } }] };
+  const o = await observe(scenario);
+  assert.equal(o.outside, undefined, 'the faithful write changes nothing outside');
+  const leaked = await observeWorkspace(leaky, scenario, { tmpdir, grading: 'portable' });
+  assert.equal(leaked.grading, 'portable');
+  assert.deepEqual([...new Set(leaked.outside)].sort(), ['change $BASE/../beside.txt', 'change $BASE/ws.1a2b.tmp', 'rename $BASE/../beside.txt', 'rename $BASE/ws.1a2b.tmp']);
+  assert.deepEqual(observationErrors(leaked), []);
+  // the same tool inside a scenario with bash is not watched (bash is not confined)
+  const unwatched = await observeWorkspace(leaky, { ...scenario, calls: [...scenario.calls, { tool: 'bash', input: { command: 'true' } }] }, { tmpdir });
+  assert.equal(unwatched.outside, undefined);
+  assert.deepEqual(ours(), []);
+});
+
 test('malformed scenarios are refused before anything is made, by the harness and the schema alike', async () => {
   const bad = [
     null,
