@@ -10,7 +10,9 @@
 //! The hostile arguments of the validation bench (`benches/validation.rs`)
 //! are in [`validation`].
 
+pub mod heap_count;
 pub mod validation;
+pub mod workspace;
 
 use serde_json::json;
 use std::collections::BTreeMap;

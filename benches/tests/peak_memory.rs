@@ -8,75 +8,11 @@
 //! `cargo test -p toolgate-benches --test peak_memory -- --nocapture` prints
 //! the numbers.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use toolgate_benches::heap_count::{counted, Counting};
 use toolgate_benches::{budget_hit, family};
 use toolgate_contract::constants::{MAX_DEPTH, MAX_ENTRIES, OUTPUT_CAP};
 use toolgate_contract::model::Value;
 use toolgate_contract::JsString;
-
-struct Counting;
-
-thread_local! {
-    static ACTIVE: Cell<bool> = const { Cell::new(false) };
-    static LIVE: Cell<i64> = const { Cell::new(0) };
-    static PEAK: Cell<i64> = const { Cell::new(0) };
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn grow(bytes: usize) {
-    let _ = ACTIVE.try_with(|active| {
-        if active.get() {
-            let live = LIVE.with(|l| {
-                l.set(l.get() + bytes as i64);
-                l.get()
-            });
-            PEAK.with(|p| p.set(p.get().max(live)));
-            ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        }
-    });
-}
-
-fn shrink(bytes: usize) {
-    let _ = ACTIVE.try_with(|active| {
-        if active.get() {
-            LIVE.with(|l| l.set(l.get() - bytes as i64));
-        }
-    });
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; the counters are
-// const-initialized thread locals without destructors, so touching them never
-// allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size());
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grow(layout.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        shrink(layout.size());
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // both blocks may be live while the bytes move: count the new one first
-            grow(new_size);
-            shrink(layout.size());
-        }
-        p
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -131,15 +67,10 @@ fn measure(name: &str, size: u64) -> Measured {
     let family = family(name).unwrap_or_else(|| panic!("no family {name}"));
     let input = (family.build)(size);
     let prepared = input.prepare();
-    LIVE.with(|l| l.set(0));
-    PEAK.with(|p| p.set(0));
-    ALLOCATIONS.with(|a| a.set(0));
-    ACTIVE.with(|a| a.set(true));
-    let out = prepared.run();
-    ACTIVE.with(|a| a.set(false));
+    let (out, count) = counted(|| prepared.run());
     Measured {
-        peak: PEAK.with(Cell::get),
-        allocations: ALLOCATIONS.with(Cell::get),
+        peak: count.peak,
+        allocations: count.allocations,
         budget: budget_hit(&out),
     }
 }

@@ -424,10 +424,70 @@ pub fn node_resolve(cwd: &str, p: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
+/// The tree path (relative to the base; `""` is the base itself) that
+/// `path` names when Node resolves it lexically (`path.resolve`) from the
+/// tree directory `from`, with every `variable` in it standing for the
+/// base's absolute path (as the harnesses substitute it); `None` when it
+/// leads above the base or to an absolute path elsewhere. Symlinks are not
+/// followed: this is where a path or a link's target points on paper.
+pub fn resolve_in_tree(from: &str, path: &str, variable: &str) -> Option<String> {
+    // a stand-in for the base no tree path can spell (a NUL byte)
+    const BASE: &str = "/\0base";
+    let cwd = if from.is_empty() {
+        BASE.to_owned()
+    } else {
+        format!("{BASE}/{from}")
+    };
+    let resolved = node_resolve(&cwd, &path.replace(variable, BASE));
+    if resolved == BASE {
+        return Some(String::new());
+    }
+    resolved
+        .strip_prefix(BASE)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .map(str::to_owned)
+}
+
+/// The tree directory a tree path is in: `ws` for `ws/a.txt`, `""` (the
+/// base) for `ws`.
+pub fn tree_dirname(path: &str) -> &str {
+    path.rfind('/').and_then(|i| path.get(..i)).unwrap_or("")
+}
+
 /// Node's POSIX `path.dirname(p)` for an absolute, normalized `p`.
 pub fn node_dirname(p: &str) -> &str {
     match p.rfind('/') {
         Some(0) | None => "/",
         Some(i) => p.get(..i).unwrap_or("/"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{resolve_in_tree, tree_dirname};
+
+    #[test]
+    fn paths_resolve_in_the_tree_lexically_or_not_at_all() {
+        let cases = [
+            ("ws", "a.txt", Some("ws/a.txt")),
+            ("ws", "escape/../a.txt", Some("ws/a.txt")),
+            ("ws", "..", Some("")),
+            ("ws", "../outside/x", Some("outside/x")),
+            ("ws", "../..", None),
+            ("ws", "/etc/passwd", None),
+            ("ws", "$BASE/ws/sub", Some("ws/sub")),
+            ("ws", "$BASE/../x", None),
+            ("", "ws//a/./b/", Some("ws/a/b")),
+            ("ws/sub", "../../ws-evil", Some("ws-evil")),
+        ];
+        for (from, path, want) in cases {
+            assert_eq!(
+                resolve_in_tree(from, path, "$BASE").as_deref(),
+                want,
+                "{from} {path}"
+            );
+        }
+        assert_eq!(tree_dirname("ws/a.txt"), "ws");
+        assert_eq!(tree_dirname("ws"), "");
     }
 }

@@ -18,8 +18,8 @@
 //! takes (`/etc/passwd`); generated calls never run `bash`, whose commands
 //! are not confined by contract.
 
-use super::spec::{Call, Tool, WorkspaceScenario};
-use crate::fs_tree::{node_resolve, Content, Entry, EntryKind};
+use super::spec::{Call, Tool, WorkspaceScenario, BASE_VARIABLE};
+use crate::fs_tree::{resolve_in_tree, Content, Entry, EntryKind};
 use arbitrary::{Result, Unstructured};
 use serde_json::json;
 
@@ -224,9 +224,7 @@ fn path(u: &mut Unstructured<'_>) -> Result<String> {
 
 /// Whether `path` resolves, from the root `$BASE/ws`, above the base.
 fn above_base(path: &str) -> bool {
-    const BASE: &str = "/b";
-    let resolved = node_resolve("/b/ws", &path.replace("$BASE", BASE));
-    resolved != BASE && !resolved.starts_with("/b/")
+    resolve_in_tree("ws", path, BASE_VARIABLE).is_none()
 }
 
 #[cfg(test)]

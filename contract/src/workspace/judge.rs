@@ -18,7 +18,7 @@ use super::spec::{
     Approval, Call, CallResult, Grading, Tool, WorkspaceObservation, WorkspaceScenario,
 };
 use super::tools::{INVALID_BASH, INVALID_READ, INVALID_WRITE};
-use crate::fs_tree::{node_resolve, EntryKind, Snapshot};
+use crate::fs_tree::{resolve_in_tree, tree_dirname, EntryKind, Snapshot};
 use crate::js_string::JsString;
 use crate::suites::{Judgement, Violation};
 use std::collections::BTreeMap;
@@ -201,21 +201,17 @@ pub const PORTABLE_HEAD: usize = 1_000;
 /// through a symlink of the tree (a route the check follows; a tool that
 /// refuses it refuses a path whose real location may be inside).
 fn through_a_symlink(scenario: &WorkspaceScenario, call: &Call) -> bool {
-    let Some(path) = call
+    let Some(resolved) = call
         .input
         .as_ref()
         .and_then(|i| i.get("path"))
         .and_then(|p| p.as_str())
+        .and_then(|path| resolve_in_tree(scenario.root(), path, BASE_VARIABLE))
     else {
         return false;
     };
-    let path = path.replace(BASE_VARIABLE, "/$BASE");
-    let resolved = node_resolve(&format!("/$BASE/{}", scenario.root()), &path);
-    let Some(relative) = resolved.strip_prefix("/$BASE/") else {
-        return false;
-    };
     let mut prefix = String::new();
-    relative.split('/').any(|name| {
+    resolved.split('/').any(|name| {
         if !prefix.is_empty() {
             prefix.push('/');
         }
@@ -475,22 +471,18 @@ pub fn real_roots(scenario: &WorkspaceScenario) -> Vec<String> {
     let mut roots = vec![scenario.root().to_owned()];
     let mut at = scenario.root().to_owned();
     for _ in 0..8 {
-        let Some(link) = scenario
+        let Some(target) = scenario
             .tree
             .iter()
             .find(|e| e.kind == EntryKind::Symlink && e.path == at)
+            .and_then(|link| link.target.as_deref())
         else {
             break;
         };
-        let target = link.target.as_deref().unwrap_or_default();
-        let dir = node_resolve("/", &at);
-        let parent = crate::fs_tree::node_dirname(&dir).to_owned();
-        let resolved = if let Some(rest) = target.strip_prefix("$BASE") {
-            node_resolve("/", rest)
-        } else {
-            node_resolve(&parent, target)
+        let Some(next) = resolve_in_tree(tree_dirname(&at), target, BASE_VARIABLE) else {
+            break;
         };
-        at = resolved.trim_start_matches('/').to_owned();
+        at = next;
         roots.push(at.clone());
     }
     roots

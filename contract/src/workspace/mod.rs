@@ -22,6 +22,7 @@ pub mod model;
 pub mod node_text;
 #[cfg(feature = "fuzzing")]
 pub mod properties;
+pub mod read_stream;
 pub mod reference;
 pub mod requirements;
 pub mod spec;

@@ -24,6 +24,22 @@ pub enum NodeError {
     NulInArgument(String, String),
     /// Any other message, as it is.
     Message(String),
+    /// `ERR_FS_FILE_TOO_LARGE` (a `RangeError`) with the file's size:
+    /// `File size (<size>) is greater than 2 GiB`. Node 20's
+    /// `readFileHandle` (`lib/internal/fs/promises.js`, line 534 in
+    /// 20.20.2) throws it after `fstat` when a regular file has more than
+    /// `kIoMaxLength` (2 ** 31 - 1) bytes, before any read; the text is
+    /// `E('ERR_FS_FILE_TOO_LARGE', 'File size (%s) is greater than 2 GiB')`
+    /// of `lib/internal/errors.js`.
+    FileTooLarge(u64),
+    /// V8's `RangeError: Invalid string length`: `readFileHandle`'s
+    /// `result += decoder.write(...)` (line 587 in 20.20.2; `decoder.end`
+    /// at line 580 for the last read) when the decoded text would have
+    /// more than `String::kMaxLength` (0x1fffffe8) UTF-16 code units.
+    /// (`ERR_STRING_TOO_LONG`, `Cannot create a string longer than
+    /// 0x1fffffe8 characters`, is what `readFileSync` and the callback
+    /// `readFile` throw, on the byte count; `fs.promises` never does.)
+    InvalidStringLength,
 }
 
 impl NodeError {
@@ -60,6 +76,10 @@ impl NodeError {
                 invalid_arg_value(name, value, "must be a string without null bytes")
             }
             NodeError::Message(text) => JsString::new(text),
+            NodeError::FileTooLarge(size) => {
+                JsString::new(&format!("File size ({size}) is greater than 2 GiB"))
+            }
+            NodeError::InvalidStringLength => JsString::new("Invalid string length"),
         }
     }
 

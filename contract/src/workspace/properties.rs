@@ -18,7 +18,7 @@ use super::generate::OUTSIDE_MARK;
 use super::model::ModelFs;
 use super::spec::{Tool, WorkspaceScenario, BASE_VARIABLE};
 use super::{judge, reference, WORKSPACE};
-use crate::fs_tree::{node_resolve, Base, Snapshot};
+use crate::fs_tree::{node_resolve, resolve_in_tree, tree_dirname, Base, Snapshot};
 use crate::suites::{encode, observation_validator};
 
 /// `Err` says which property broke, and how.
@@ -128,14 +128,9 @@ fn result_is_error(result: &super::spec::CallResult) -> bool {
 /// so the model is not compared (the generator makes no such link; corpus
 /// cases do).
 fn links_leave_the_base(scenario: &WorkspaceScenario) -> bool {
-    const BASE: &str = "/b";
     scenario.tree.iter().any(|e| {
-        let Some(target) = &e.target else {
-            return false;
-        };
-        let dir = node_resolve(BASE, &e.path);
-        let parent = crate::fs_tree::node_dirname(&dir);
-        let resolved = node_resolve(parent, &target.replace(BASE_VARIABLE, BASE));
-        resolved != BASE && !resolved.starts_with("/b/")
+        e.target.as_ref().is_some_and(|target| {
+            resolve_in_tree(tree_dirname(&e.path), target, BASE_VARIABLE).is_none()
+        })
     })
 }

@@ -7,11 +7,11 @@
 
 use super::boundary::{errno_of, workspace_path, RealFs};
 use super::node_text::NodeError;
+use super::read_stream;
 use super::spec::CallResult;
 use crate::fs_tree::{node_dirname, Errno};
 use crate::js_string::JsString;
 use serde_json::Value as Json;
-use std::io::Read;
 
 /// The most UTF-16 code units `read` returns unchanged (seed:L161).
 pub const MAX_READ_CHARS: usize = 16_000;
@@ -28,34 +28,34 @@ pub fn string_field<'a>(input: Option<&'a Json>, field: &str) -> Option<&'a str>
     input?.as_object()?.get(field)?.as_str()
 }
 
-/// The `read` tool.
+/// The `read` tool: `readFile(target, 'utf8')` then the truncation,
+/// streamed in constant memory (`read_stream`). Every byte of the file is
+/// read (the marker counts the code units left out) unless the text
+/// passes V8's string limit first.
 pub fn read(root: &str, input: Option<&Json>) -> CallResult {
     let Some(path) = string_field(input, "path") else {
         return CallResult::error(INVALID_READ);
     };
     match read_text(root, path) {
-        Ok(text) => CallResult::ok(truncate(&text)),
+        Ok(text) => CallResult::ok(text),
         Err(e) => CallResult::error(e.message()),
     }
 }
 
+/// The read's truncated text, or its failure.
 fn read_text(root: &str, path: &str) -> Result<JsString, NodeError> {
     let target = workspace_path(&RealFs, root, path, false)?;
-    // readFile: open(2) names the path; a read(2) failure (a directory)
-    // does not
-    let mut file =
+    // readFile: open(2) names the path; fstat(2) and read(2) failures (a
+    // directory's EISDIR) do not
+    let file =
         std::fs::File::open(&target).map_err(|e| NodeError::fs(errno_of(&e), "open", &target))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|e| NodeError::Fs {
-        errno: errno_of(&e),
-        syscall: "read",
-        path: None,
-    })?;
-    Ok(JsString::new(&String::from_utf8_lossy(&bytes)))
+    read_stream::read_file(file)
 }
 
 /// The read truncation (seed:L149-153): the text when it has at most
-/// 16,000 code units, else 8,000 from each end around the marker.
+/// 16,000 code units, else 8,000 from each end around the marker. On a
+/// whole text; `read` computes the same from a stream
+/// (`read_stream::StreamTruncation`).
 pub fn truncate(text: &JsString) -> JsString {
     let units = text.units();
     if units.len() <= MAX_READ_CHARS {
