@@ -69,9 +69,7 @@ pub fn bash(
     let file = shell.unwrap_or(DEFAULT_SHELL);
     // spawn validates its arguments before anything runs
     if command.contains('\0') {
-        return CallResult::error(
-            NodeError::NulInArgument("args[1]".into(), command.into()).message(),
-        );
+        return CallResult::error(NodeError::nul_in_argument("args[1]", command).message());
     }
     if abort.is_some() {
         // spawn's own failure reaches the callback before the abort

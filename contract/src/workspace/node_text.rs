@@ -17,11 +17,13 @@ pub enum NodeError {
         syscall: &'static str,
         path: Option<String>,
     },
-    /// `ERR_INVALID_ARG_VALUE` for a path with a NUL byte.
-    NulInPath(String),
-    /// `ERR_INVALID_ARG_VALUE` for an argument of `spawn` with a NUL
-    /// byte: its name (`args[1]`) and value.
-    NulInArgument(String, String),
+    /// `ERR_INVALID_ARG_VALUE`: the argument's name, its value and why it
+    /// is refused (`NodeError::nul_in_path`, `NodeError::nul_in_argument`).
+    InvalidArgValue {
+        name: String,
+        value: String,
+        reason: &'static str,
+    },
     /// Any other message, as it is.
     Message(String),
     /// `ERR_FS_FILE_TOO_LARGE` (a `RangeError`) with the file's size:
@@ -67,19 +69,35 @@ impl NodeError {
                 syscall,
                 path: None,
             } => JsString::new(&format!("{}: {}, {syscall}", errno.name, errno.description)),
-            NodeError::NulInPath(path) => invalid_arg_value(
-                "path",
-                path,
-                "must be a string, Uint8Array, or URL without null bytes",
-            ),
-            NodeError::NulInArgument(name, value) => {
-                invalid_arg_value(name, value, "must be a string without null bytes")
-            }
+            NodeError::InvalidArgValue {
+                name,
+                value,
+                reason,
+            } => invalid_arg_value(name, value, reason),
             NodeError::Message(text) => JsString::new(text),
             NodeError::FileTooLarge(size) => {
                 JsString::new(&format!("File size ({size}) is greater than 2 GiB"))
             }
             NodeError::InvalidStringLength => JsString::new("Invalid string length"),
+        }
+    }
+
+    /// A path with a NUL byte, as `fs` refuses it.
+    pub fn nul_in_path(path: &str) -> NodeError {
+        NodeError::InvalidArgValue {
+            name: "path".to_owned(),
+            value: path.to_owned(),
+            reason: "must be a string, Uint8Array, or URL without null bytes",
+        }
+    }
+
+    /// An argument of `spawn` with a NUL byte (`name` as Node names it,
+    /// `args[1]`), as `child_process` refuses it.
+    pub fn nul_in_argument(name: &str, value: &str) -> NodeError {
+        NodeError::InvalidArgValue {
+            name: name.to_owned(),
+            value: value.to_owned(),
+            reason: "must be a string without null bytes",
         }
     }
 
@@ -117,7 +135,7 @@ fn invalid_arg_value(name: &str, value: &str, reason: &str) -> JsString {
 /// Checks a path as Node's fs functions do before any system call.
 pub fn check_path(path: &str) -> Result<(), NodeError> {
     if path.contains('\0') {
-        return Err(NodeError::NulInPath(path.to_owned()));
+        return Err(NodeError::nul_in_path(path));
     }
     Ok(())
 }
@@ -245,7 +263,7 @@ mod tests {
     #[test]
     fn long_messages_are_cut_at_128_code_units() {
         let path = format!("/tmp/{}\0", "x".repeat(200));
-        let message = NodeError::NulInPath(path).message().to_string_lossy();
+        let message = NodeError::nul_in_path(&path).message().to_string_lossy();
         assert!(message.ends_with(&format!("Received '/tmp/{}...", "x".repeat(122))));
     }
 }
