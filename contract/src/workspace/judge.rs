@@ -23,15 +23,14 @@ use crate::js_string::JsString;
 use crate::suites::{Judgement, Violation};
 use std::collections::BTreeMap;
 
-/// `actual` against `expected` for `scenario`.
+/// `actual` against `expected` for `scenario`: exactly, or on the
+/// portable projection when `actual` asks for it. Either way the results
+/// call by call, then the tree, then the changes seen outside the root.
 pub fn judge(
     scenario: &WorkspaceScenario,
     expected: &WorkspaceObservation,
     actual: &WorkspaceObservation,
 ) -> Judgement {
-    if actual.grading == Grading::Portable {
-        return judge_portable(scenario, expected, actual);
-    }
     let mut violations = Vec::new();
     if expected.results.len() != actual.results.len() {
         violations.push(Violation::unnamed(format!(
@@ -46,64 +45,27 @@ pub fn judge(
         .zip(expected.results.iter().zip(&actual.results))
         .enumerate()
     {
-        if want == got {
-            continue;
-        }
-        let requirement = classify(scenario, call, want, got);
-        violations.push(Violation::named(
-            requirement,
-            format!(
-                "call {i} ({} {}): expected {}, got {}",
-                call.tool.name(),
-                input_text(call),
-                describe(want),
-                describe(got)
-            ),
-        ));
-    }
-    violations.extend(tree_violations(scenario, expected, actual));
-    violations.extend(outside_violations(actual));
-    Judgement {
-        violations,
-        ..Judgement::default()
-    }
-}
-
-/// The portable projection: outcomes, what allowed reads hold, the tree
-/// and the watcher's changes outside the root; never the wording.
-fn judge_portable(
-    scenario: &WorkspaceScenario,
-    expected: &WorkspaceObservation,
-    actual: &WorkspaceObservation,
-) -> Judgement {
-    let mut violations = Vec::new();
-    if expected.results.len() != actual.results.len() {
-        violations.push(Violation::unnamed(format!(
-            "{} results where the reference has {}",
-            actual.results.len(),
-            expected.results.len()
-        )));
-    }
-    for (i, (call, (want, got))) in scenario
-        .calls
-        .iter()
-        .zip(expected.results.iter().zip(&actual.results))
-        .enumerate()
-    {
-        let Some((requirement, what)) =
-            portable_difference(scenario, &expected.tree, call, want, got)
-        else {
+        let difference = match actual.grading {
+            Grading::Exact => (want != got).then(|| (classify(scenario, call, want, got), None)),
+            Grading::Portable => portable_difference(scenario, &expected.tree, call, want, got)
+                .map(|(requirement, what)| (requirement, Some(what))),
+        };
+        let Some((requirement, what)) = difference else {
             continue;
         };
+        let (call_text, want_text, got_text) = (
+            format!("call {i} ({} {})", call.tool.name(), input_text(call)),
+            describe(want),
+            describe(got),
+        );
         violations.push(Violation::named(
             requirement,
-            format!(
-                "call {i} ({} {}): {what}; the reference: {}, the tool: {}",
-                call.tool.name(),
-                input_text(call),
-                describe(want),
-                describe(got)
-            ),
+            match what {
+                None => format!("{call_text}: expected {want_text}, got {got_text}"),
+                Some(what) => {
+                    format!("{call_text}: {what}; the reference: {want_text}, the tool: {got_text}")
+                }
+            },
         ));
     }
     violations.extend(tree_violations(scenario, expected, actual));
