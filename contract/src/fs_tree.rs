@@ -257,6 +257,48 @@ impl Snapshot {
     }
 }
 
+/// The tree `entries` make under a base, as [`Base::snapshot`] reads it
+/// back, without touching a disk: each entry, and every directory above it
+/// (`mkdir -p`), sorted by path. Exact when no entry is made through a
+/// symlink of the list and none is made twice; `None` when a content does
+/// not decode.
+pub fn snapshot_of_entries(entries: &[Entry]) -> Option<Vec<Snapshot>> {
+    let mut out: std::collections::BTreeMap<Vec<u8>, Snapshot> = Default::default();
+    let dir = |path: &str| Snapshot {
+        path: path.to_owned(),
+        kind: EntryKind::Dir,
+        content: None,
+        size: None,
+        sha256: None,
+        target: None,
+    };
+    for entry in entries {
+        let mut above = entry.path.as_str();
+        while let Some(i) = above.rfind('/') {
+            above = above.get(..i).unwrap_or_default();
+            out.entry(above.as_bytes().to_vec())
+                .or_insert_with(|| dir(above));
+        }
+        let snapshot = match entry.kind {
+            EntryKind::Dir => dir(&entry.path),
+            EntryKind::File => {
+                let bytes = match &entry.content {
+                    Some(content) => content.bytes().ok()?,
+                    None => Vec::new(),
+                };
+                Snapshot::file(entry.path.clone(), &bytes)
+            }
+            EntryKind::Symlink => Snapshot {
+                kind: EntryKind::Symlink,
+                target: entry.target.clone(),
+                ..dir(&entry.path)
+            },
+        };
+        out.insert(entry.path.as_bytes().to_vec(), snapshot);
+    }
+    Some(out.into_values().collect())
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(bytes);

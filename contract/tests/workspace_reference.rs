@@ -8,7 +8,7 @@
 //! field that is wrong.
 
 use serde_json::{json, Value as Json};
-use toolgate_contract::fs_tree::{EntryKind, Snapshot};
+use toolgate_contract::fs_tree::{snapshot_of_entries, EntryKind, Snapshot};
 use toolgate_contract::js_string::JsString;
 use toolgate_contract::scenario::corpus::load_dir;
 use toolgate_contract::suites::SuiteDef;
@@ -43,6 +43,14 @@ fn cases() -> Vec<Case> {
     }
     assert!(out.len() >= AT_LEAST, "only {} workspace cases", out.len());
     out
+}
+
+/// Whether the case swaps a path under a call (WS-RACE-01).
+fn raced(c: &Case) -> bool {
+    scenario(&c.scenario)
+        .calls
+        .iter()
+        .any(|call| call.swap.is_some())
 }
 
 fn scenario(json: &Json) -> WorkspaceScenario {
@@ -149,7 +157,8 @@ fn edits(o: &WorkspaceObservation) -> Vec<(String, WorkspaceObservation)> {
 #[test]
 fn every_edit_of_a_recorded_observation_is_named() {
     let mut unnamed = Vec::new();
-    for c in cases() {
+    // a raced case's edits are `a_swapped_call_is_warned_...`'s
+    for c in cases().into_iter().filter(|c| !raced(c)) {
         let s = scenario(&c.scenario);
         let o = observation(&c.expect);
         assert!(
@@ -221,7 +230,7 @@ fn in_other_words(s: &WorkspaceScenario, o: &WorkspaceObservation) -> WorkspaceO
 #[test]
 fn the_portable_projection_ignores_the_wording_and_names_every_other_edit() {
     let mut wrong = Vec::new();
-    for c in cases() {
+    for c in cases().into_iter().filter(|c| !raced(c)) {
         let s = scenario(&c.scenario);
         let o = observation(&c.expect);
         let own = in_other_words(&s, &o);
@@ -302,6 +311,136 @@ fn on_the_projection_an_escape_allowed_is_ws_path_03_and_a_change_outside_ws_pat
     );
 }
 
+/// The requirements a judgement names, in order.
+fn named(j: &toolgate_contract::suites::Judgement) -> Vec<&str> {
+    j.violations
+        .iter()
+        .map(|v| v.requirement.as_deref().unwrap_or("unnamed"))
+        .collect()
+}
+
+/// On every raced case: the seed's own observation is warned (WS-RACE-01,
+/// once per escape: the swapped call, the tree outside) exactly when the
+/// reference went outside; a refusal of the swapped call is a note, not a
+/// failure, and so is a read that returns another text; an allowed read
+/// holding the outside text is the warning; a thrown failure is
+/// WS-RESULT-01; a change outside is the warning; a change inside, when
+/// the swapped calls did what the seed does, is a MUST.
+#[test]
+fn a_swapped_call_is_warned_when_it_goes_outside_and_noted_when_it_refuses() {
+    let mut wrong = Vec::new();
+    let raced_cases: Vec<Case> = cases().into_iter().filter(raced).collect();
+    assert!(raced_cases.len() >= 12, "{} raced cases", raced_cases.len());
+    for c in raced_cases {
+        let s = scenario(&c.scenario);
+        let o = observation(&c.expect);
+        let mut check = |what: &str, actual: &WorkspaceObservation, mut want: Vec<&str>| {
+            let j = judge(&s, &o, actual);
+            let mut got = named(&j);
+            got.sort_unstable();
+            want.sort_unstable();
+            if got != want {
+                wrong.push(format!(
+                    "{} ({what}): {:?}, not {want:?}",
+                    c.id, j.violations
+                ));
+            }
+        };
+        let swapped: Vec<usize> = (0..s.calls.len())
+            .filter(|&i| s.calls[i].swap.is_some())
+            .collect();
+        let escapes: Vec<usize> = swapped
+            .iter()
+            .copied()
+            .filter(|&i| matches!(&o.results[i], CallResult::Returned(r) if !r.is_error))
+            .collect();
+        let writes_out = escapes.iter().any(|&i| s.calls[i].tool == Tool::Write);
+        let mut own = vec![requirements::RACE_01; escapes.len()];
+        if writes_out {
+            own.push(requirements::RACE_01);
+        }
+        check("the seed's own", &o, own.clone());
+        for &i in &swapped {
+            let mut refused = o.clone();
+            refused.results[i] = CallResult::error("refused: the opened file is outside");
+            // a refused write leaves the outside as the scenario made it
+            if s.calls[i].tool == Tool::Write {
+                let made = snapshot_of_entries(&s.tree).expect("the tree's contents decode");
+                refused
+                    .tree
+                    .retain(|e| e.path == "ws" || e.path.starts_with("ws/"));
+                refused.tree.extend(
+                    made.into_iter()
+                        .filter(|e| !e.path.starts_with("ws/") && e.path != "ws"),
+                );
+                refused.tree.sort_by(|a, b| a.path.cmp(&b.path));
+            }
+            let rest: Vec<&str> = escapes
+                .iter()
+                .filter(|&&e| e != i)
+                .map(|_| requirements::RACE_01)
+                .collect();
+            check(&format!("call {i} refused"), &refused, rest.clone());
+            let mut thrown = o.clone();
+            thrown.results[i] = CallResult::Thrown(Thrown {
+                thrown: text("boom"),
+            });
+            let mut want = vec![requirements::RESULT_01];
+            want.extend(rest.iter().copied());
+            if writes_out {
+                want.push(requirements::RACE_01);
+            }
+            check(&format!("call {i} thrown"), &thrown, want);
+            if s.calls[i].tool == Tool::Read && escapes.contains(&i) {
+                let mut wrapped = o.clone();
+                wrapped.grading = Grading::Portable;
+                wrapped.results[i] = CallResult::ok(format!(
+                    "1\t{}\n[end of file]",
+                    o.results[i].text().to_string_lossy()
+                ));
+                check(
+                    &format!("call {i} leaks in other words"),
+                    &wrapped,
+                    own.clone(),
+                );
+                let mut other = o.clone();
+                other.results[i] = CallResult::ok("inside a");
+                check(
+                    &format!("call {i} read what it opened before"),
+                    &other,
+                    rest,
+                );
+            }
+        }
+        let mut made = o.clone();
+        made.tree
+            .push(Snapshot::file("outside/made-by-the-call".into(), b"x"));
+        let mut want = own.clone();
+        if !writes_out {
+            want.push(requirements::RACE_01);
+        }
+        check("a file made outside", &made, want);
+        let mut seen = o.clone();
+        seen.outside.push("rename $BASE/outside/x".into());
+        let mut want = own.clone();
+        want.push(requirements::RACE_01);
+        check("a change the watcher saw", &seen, want);
+        if let Some(i) = o.tree.iter().position(|e| e.path.starts_with("ws/")) {
+            let mut gone = o.clone();
+            gone.tree.remove(i);
+            let mut want = own.clone();
+            let writes = s.calls.iter().any(|c| c.tool == Tool::Write);
+            want.push(if writes {
+                requirements::WRITE_01
+            } else {
+                requirements::BASH_01
+            });
+            check("an entry inside gone", &gone, want);
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn scenarios_the_reference_does_not_run_are_refused() {
     let refused = [
@@ -326,6 +465,34 @@ fn scenarios_the_reference_does_not_run_are_refused() {
         (
             json!({"tree": [{"path": "f", "kind": "file", "content": {"hex": "abc"}}], "calls": []}),
             "/tree/0",
+        ),
+        (
+            json!({"calls": [{"tool": "bash", "input": {"command": "true"},
+                "swap": {"path": "ws/a", "target": "../outside"}}]}),
+            "/calls/0/swap",
+        ),
+        // the swap is not on the call's path
+        (
+            json!({"calls": [{"tool": "read", "input": {"path": "a"},
+                "swap": {"path": "ws/b", "target": "../outside"}}]}),
+            "/calls/0/swap",
+        ),
+        // the root itself is not swapped
+        (
+            json!({"calls": [{"tool": "read", "input": {"path": "a"},
+                "swap": {"path": "ws", "target": "outside"}}]}),
+            "/calls/0/swap",
+        ),
+        // a target that leads back inside cannot go outside
+        (
+            json!({"calls": [{"tool": "read", "input": {"path": "a"},
+                "swap": {"path": "ws/a", "target": "b"}}]}),
+            "/calls/0/swap",
+        ),
+        (
+            json!({"calls": [{"tool": "write", "input": {"path": "a", "content": ""},
+                "swap": {"path": "ws/../a", "target": "/"}}]}),
+            "/calls/0/swap",
         ),
     ];
     for (s, at) in refused {

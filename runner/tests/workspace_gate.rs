@@ -1,6 +1,8 @@
 //! The workspace suite's gate on the project's JavaScript implementation
 //! of seed 004, through `adapters/node/workspace/adapter.mjs`: it passes
-//! the corpus and generated cases, and every mutant of
+//! the corpus and generated cases (warned of WS-RACE-01 exactly where a
+//! swap leads it outside, the seed's known limit), its checked-open
+//! variant passes them without a warning, and every mutant of
 //! `adapters/node/workspace/mutants.json` (the implementation broken on
 //! purpose) fails the gate, naming the requirements it lists.
 //!
@@ -11,6 +13,7 @@ mod common;
 
 use serde::Deserialize;
 use std::time::Duration;
+use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
 
 /// The two corpus cases that run bash to its 10 s timeout: the mutants'
@@ -40,6 +43,60 @@ fn the_seed_implementation_passes_the_corpus_and_generated_cases() {
     o.seed = Some(20261202);
     let report = common::check(&o, 0);
     assert!(report.cases.len() >= 150 + 300);
+    // warned exactly where it goes outside through a swap (W21)
+    assert_eq!(warned(&report), escaping_race_cases());
+}
+
+/// The ids of the cases the report warns of, each of WS-RACE-01 only.
+fn warned(report: &toolgate_runner::report::RunReport) -> Vec<String> {
+    report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Warn)
+        .map(|c| {
+            assert_eq!(c.requirements, ["WS-RACE-01"], "{}", c.id);
+            c.id.clone()
+        })
+        .collect()
+}
+
+/// The race cases in which the seed, through the swapped link, is allowed
+/// a call (the reference's result for a swapped call is no error).
+fn escaping_race_cases() -> Vec<String> {
+    let file = common::node_dir().join("../../corpus/cases/workspace/workspace-race.json");
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut ids = Vec::new();
+    for case in cases["cases"].as_array().unwrap() {
+        let calls = case["scenario"]["calls"].as_array().unwrap();
+        let results = case["expect"]["results"].as_array().unwrap();
+        let escapes = calls
+            .iter()
+            .zip(results)
+            .any(|(call, result)| call.get("swap").is_some() && result["isError"] == false);
+        if escapes {
+            ids.push(format!("workspace-race/{}", case["name"].as_str().unwrap()));
+        }
+    }
+    assert!(ids.len() >= 8, "{ids:?}");
+    ids
+}
+
+#[test]
+fn the_checked_open_variant_passes_every_case_without_a_warning() {
+    if !common::node_available() {
+        return;
+    }
+    let mut o = options("--variant checked-open");
+    o.exclude = TIMEOUT_CASES.iter().map(|c| c.to_string()).collect();
+    o.generate = 100;
+    o.seed = Some(20261202);
+    let report = common::check(&o, 0);
+    assert_eq!(warned(&report), Vec::<String>::new());
+    assert!(report
+        .cases
+        .iter()
+        .any(|c| c.id.starts_with("workspace-race/") && c.status == Status::Pass));
 }
 
 #[derive(Deserialize)]

@@ -119,7 +119,7 @@ export const IMPLEMENTED = Object.keys(IMPLEMENTATIONS);
 
 /**
  * What the harness runs for mutant `id` (undefined: the faithful
- * implementation): `{createTools(root), policies}`, for
+ * implementation): `{createTools(root, interference), policies}`, for
  * `observeWorkspace(createTools, scenario, {policies})`.
  * `implementation` (tests only) replaces the registered one.
  */
@@ -128,7 +128,7 @@ export function implementationOf(id, implementation = id === undefined ? {} : IM
   const { parts = {}, tools = (t) => t, policies = {} } = implementation;
   return {
     mutant: id,
-    createTools: (root) => tools(createWorkspaceTools(root, parts)),
+    createTools: (root, interference) => tools(createWorkspaceTools(root, interference, parts)),
     policies,
   };
 }

@@ -65,15 +65,25 @@ export function checkScenario(scenario) {
   }
   const approval = scenario.approval ?? APPROVALS[0];
   if (!APPROVALS.includes(approval)) refuse(`approval: ${show(approval)} is not one of ${APPROVALS.join(', ')}`);
-  if (!Array.isArray(scenario.calls)) refuse('calls: an array of {tool, input?, abort?}');
+  if (!Array.isArray(scenario.calls)) refuse('calls: an array of {tool, input?, abort?, swap?}');
   scenario.calls.forEach((call, i) => {
     const at = `calls[${i}]`;
-    if (!isObject(call)) refuse(`${at}: a call is {tool, input?, abort?}, not ${show(call)}`);
-    onlyKeys(call, ['tool', 'input', 'abort'], at);
+    if (!isObject(call)) refuse(`${at}: a call is {tool, input?, abort?, swap?}, not ${show(call)}`);
+    onlyKeys(call, ['tool', 'input', 'abort', 'swap'], at);
     if (!TOOLS.includes(call.tool)) refuse(`${at}.tool: ${show(call.tool)} is not one of ${TOOLS.join(', ')}`);
     if (Object.hasOwn(call, 'abort')) {
       if (call.tool !== 'bash') refuse(`${at}.abort: only a bash call takes an abort`);
       if (!ABORTS.includes(call.abort)) refuse(`${at}.abort: ${show(call.abort)} is not one of ${ABORTS.join(', ')}`);
+    }
+    if (Object.hasOwn(call, 'swap')) {
+      const { swap } = call;
+      if (call.tool === 'bash') refuse(`${at}.swap: only a read or a write is swapped under`);
+      if (!isObject(swap)) refuse(`${at}.swap: {path, target}, not ${show(swap)}`);
+      onlyKeys(swap, ['path', 'target'], `${at}.swap`);
+      if (!isTreePath(swap.path)) refuse(`${at}.swap.path: ${show(swap.path)} is not a relative path without ., .. or empty segments`);
+      if (typeof swap.target !== 'string' || swap.target === '' || swap.target.includes('\0')) {
+        refuse(`${at}.swap.target: a non-empty string without NUL, not ${show(swap.target)}`);
+      }
     }
   });
   return { tree, root, shell, approval, calls: scenario.calls };
@@ -147,7 +157,22 @@ function useEnvironment(shell) {
 }
 
 /**
- * Runs `scenario` on the tools `createTools(root)` builds (or resolves with)
+ * A call's swap (FORMAT.md): `$BASE/<path>` renamed `<path>~` when it
+ * exists, and a symlink to `target` made in its place; synchronous, so
+ * nothing of the tool runs in between.
+ */
+function makeSwap(base, swap) {
+  const at = path.join(base, ...swap.path.split('/'));
+  try {
+    fs.renameSync(at, `${at}~`);
+  } catch (error) {
+    if (error?.code !== 'ENOENT') throw error;
+  }
+  fs.symlinkSync(withBase(swap.target, base), at);
+}
+
+/**
+ * Runs `scenario` on the tools `createTools(root, interference)` builds (or resolves with)
  * and resolves with its observation `{results, tree}` (FORMAT.md). `options.policies` (mutants
  * only) replaces the approval hooks: `{allowAll, denyBashByDefault}`, each
  * `(toolName) → {allow: true} | {allow: false, reason}`; `options.tmpdir`
@@ -155,7 +180,9 @@ function useEnvironment(shell) {
  * `options.grading: 'portable'` marks the observation for the portable
  * projection (a real tool, whose messages are its own). In a scenario
  * without bash, a watcher (outside-watch.mjs) records every change outside
- * the root while the calls run, as `outside`.
+ * the root while the calls run, as `outside`. `interference.afterCheck()`
+ * makes the running call's swap; a tool that allows a swapped call without
+ * having called it is refused (it cannot be judged on the race).
  */
 export async function observeWorkspace(createTools, scenario, options = {}) {
   const s = checkScenario(scenario);
@@ -172,7 +199,22 @@ export async function observeWorkspace(createTools, scenario, options = {}) {
     makeTree(base, s.tree);
     // awaited: a factory may be async (a tool server to start first, real-tools.mjs)
     const root = path.join(base, ...s.root.split('/'));
-    const tools = await createTools(root);
+    // the running call's swap, made once, at the tool's afterCheck
+    let pendingSwap;
+    let swapFailure;
+    const interference = {
+      afterCheck: async () => {
+        const swap = pendingSwap;
+        pendingSwap = undefined;
+        if (swap === undefined) return;
+        try {
+          makeSwap(base, swap);
+        } catch (error) {
+          swapFailure = error;
+        }
+      },
+    };
+    const tools = await createTools(root, interference);
     // changes outside the root, transient ones included; not where a bash
     // call runs (bash is not path-confined, WS-BASH-01, and its background
     // jobs may still write during a later call)
@@ -197,6 +239,7 @@ export async function observeWorkspace(createTools, scenario, options = {}) {
         continue;
       }
       const input = Object.hasOwn(call, 'input') ? substituteBase(call.input, base) : undefined;
+      pendingSwap = call.swap;
       const controller = new AbortController();
       if (call.abort === 'before') controller.abort();
       let pending;
@@ -215,7 +258,13 @@ export async function observeWorkspace(createTools, scenario, options = {}) {
         results.push({ thrown: recordText(messageOf(error), base) });
         continue;
       }
-      results.push(recordResult(result, base, at));
+      const recorded = recordResult(result, base, at);
+      if (swapFailure !== undefined) throw new Error(`${at}.swap: ${messageOf(swapFailure)}`);
+      if (pendingSwap !== undefined && !recorded.isError) {
+        throw new Error(`${at}.swap: the tool allowed the call without calling interference.afterCheck (no hook for the swap)`);
+      }
+      pendingSwap = undefined;
+      results.push(recorded);
     }
     let outside = [];
     if (watch !== undefined) {

@@ -22,9 +22,13 @@
 // check and the open; no OS sandbox; bash is not path-confined, only its cwd
 // is pinned to the real root.
 //
-// `createWorkspaceTools(root, parts)` takes, for the suite's mutants only
-// (mutants.mjs), replacements of named parts (PARTS); without them it is the
-// faithful implementation.
+// `createWorkspaceTools(root, interference, parts)` takes, for the suite's
+// harness only (observe.mjs calls `createTools(root, interference)`),
+// `interference.afterCheck()`: awaited by read and write between the
+// boundary check and the first use of the checked path, where the harness
+// swaps a symlink in (WS-RACE-01, the window of W21); and, for the suite's
+// mutants only (mutants.mjs), replacements of named parts (PARTS). Without
+// them it is the faithful implementation.
 
 import { execFile as execFileCallback } from 'node:child_process';
 import { lstat, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -221,11 +225,13 @@ export function truncateRead(content) {
  * `execute` resolves with `{content}` or `{content, isError: true}` and never
  * rejects: its whole body is inside one try, the input check included (a
  * JSON input cannot throw there; a getter or proxy of a caller could).
- * `parts` (mutants only) replaces entries of PARTS.
+ * `interference.afterCheck` (the harness only) runs in the check-then-use
+ * window of read and write; `parts` (mutants only) replaces entries of PARTS.
  */
-export function createWorkspaceTools(workspaceRoot, parts = {}) {
+export function createWorkspaceTools(workspaceRoot, interference = {}, parts = {}) {
   const p = { ...PARTS, ...parts };
   const boundary = boundaryOf(p);
+  const afterCheck = interference.afterCheck ?? (async () => {});
 
   const read = {
     spec: {
@@ -241,6 +247,7 @@ export function createWorkspaceTools(workspaceRoot, parts = {}) {
         // Resolved before it is judged: a missing path, inside or out,
         // answers realpath's ENOENT, not the escape message (W10).
         const target = await boundary(workspaceRoot, path, false);
+        await afterCheck();
         const content = await readFile(target, 'utf8');
         return { content: p.truncateRead(content) };
       } catch (cause) {
@@ -261,6 +268,7 @@ export function createWorkspaceTools(workspaceRoot, parts = {}) {
         const content = p.stringField(input, 'content');
         if (path === undefined || content === undefined) return { content: INVALID_WRITE_INPUT, isError: true };
         const target = await boundary(workspaceRoot, path, true);
+        await afterCheck();
         // Only after the check; immediate, not atomic, no mutation queue (W24).
         await mkdir(dirname(target), { recursive: true });
         await writeFile(target, content);

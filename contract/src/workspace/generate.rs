@@ -143,6 +143,7 @@ fn minimal() -> WorkspaceScenario {
             tool: Tool::Read,
             input: Some(json!({"path": "a.txt"})),
             abort: None,
+            swap: None,
         }],
     }
 }
@@ -178,6 +179,7 @@ fn generate(u: &mut Unstructured<'_>) -> Result<WorkspaceScenario> {
             tool,
             input: Some(input),
             abort: None,
+            swap: None,
         });
     }
     Ok(WorkspaceScenario {

@@ -11,14 +11,16 @@
 
 use super::bash::ABORTED;
 use super::boundary::ESCAPE;
+use super::race;
 use super::reference::BASH_DENIED;
 use super::requirements as r;
+use super::spec::in_roots;
 use super::spec::BASE_VARIABLE;
 use super::spec::{
     Approval, Call, CallResult, Grading, Tool, WorkspaceObservation, WorkspaceScenario,
 };
 use super::tools::{INVALID_BASH, INVALID_READ, INVALID_WRITE};
-use crate::fs_tree::{resolve_in_tree, tree_dirname, EntryKind, Snapshot};
+use crate::fs_tree::{resolve_in_tree, EntryKind, Snapshot};
 use crate::js_string::JsString;
 use crate::suites::{Judgement, Violation};
 use std::collections::BTreeMap;
@@ -39,12 +41,21 @@ pub fn judge(
             expected.results.len()
         )));
     }
+    let mut notes = Vec::new();
+    let mut inside_compared = true;
     for (i, (call, (want, got))) in scenario
         .calls
         .iter()
         .zip(expected.results.iter().zip(&actual.results))
         .enumerate()
     {
+        if call.swap.is_some() {
+            let verdict = race::swapped_call(&call_text(i, call), call, want, got);
+            inside_compared &= want == got;
+            violations.extend(verdict.violations);
+            notes.extend(verdict.notes);
+            continue;
+        }
         let difference = match actual.grading {
             Grading::Exact => (want != got).then(|| (classify(scenario, call, want, got), None)),
             Grading::Portable => portable_difference(scenario, &expected.tree, call, want, got)
@@ -53,11 +64,7 @@ pub fn judge(
         let Some((requirement, what)) = difference else {
             continue;
         };
-        let (call_text, want_text, got_text) = (
-            format!("call {i} ({} {})", call.tool.name(), input_text(call)),
-            describe(want),
-            describe(got),
-        );
+        let (call_text, want_text, got_text) = (call_text(i, call), describe(want), describe(got));
         violations.push(Violation::named(
             requirement,
             match what {
@@ -68,12 +75,31 @@ pub fn judge(
             },
         ));
     }
-    violations.extend(tree_violations(scenario, expected, actual));
-    violations.extend(outside_violations(actual));
+    violations.extend(tree_violations(scenario, expected, actual, inside_compared));
+    if race::is_raced(scenario) {
+        let verdict = race::outside(scenario, expected, actual);
+        violations.extend(verdict.violations);
+        notes.extend(verdict.notes);
+    } else {
+        violations.extend(outside_violations(actual));
+    }
+    if !inside_compared {
+        notes.push(
+            "the tree inside the root is not compared: after the swap the tool did not do what \
+             the seed does"
+                .to_owned(),
+        );
+    }
     Judgement {
         violations,
+        notes,
         ..Judgement::default()
     }
+}
+
+/// How a message names call `i`.
+fn call_text(i: usize, call: &Call) -> String {
+    format!("call {i} ({} {})", call.tool.name(), input_text(call))
 }
 
 /// How one call's result differs on the projection, and the requirement
@@ -130,7 +156,7 @@ fn portable_difference(
 /// of a truncated text its first [`PORTABLE_HEAD`] code units (a tool may
 /// truncate otherwise, with its own notice, and must still return the
 /// file's beginning).
-fn read_witness(read: &JsString) -> JsString {
+pub fn read_witness(read: &JsString) -> JsString {
     let units = read.units();
     let marker: Vec<u16> = "\n[truncated ".encode_utf16().collect();
     let truncated = units.windows(marker.len()).any(|w| w == marker.as_slice());
@@ -148,7 +174,7 @@ fn read_witness(read: &JsString) -> JsString {
 }
 
 /// Whether `text` has `part` in it (code unit for code unit).
-fn holds(text: &JsString, part: &JsString) -> bool {
+pub fn holds(text: &JsString, part: &JsString) -> bool {
     part.units().is_empty()
         || text
             .units()
@@ -210,7 +236,7 @@ fn input_text(call: &Call) -> String {
         .map_or_else(|| "undefined".to_owned(), |i| i.to_string())
 }
 
-fn describe(result: &CallResult) -> String {
+pub fn describe(result: &CallResult) -> String {
     const SHOWN: usize = 200;
     let (what, text) = match result {
         CallResult::Returned(r) if r.is_error => ("error", r.content.0.to_string_lossy()),
@@ -377,48 +403,30 @@ fn names_a_symlink(scenario: &WorkspaceScenario, path: &str) -> bool {
 }
 
 /// The tree's differences: outside the root each is `WS-PATH-06`; inside,
-/// `WS-WRITE-01` when the case writes, else `WS-BASH-01`.
+/// `WS-WRITE-01` when the case writes, else `WS-BASH-01`. In a scenario
+/// with a swap, the tree outside the root is [`race`]'s, and the tree
+/// inside is compared only when the tool did what the seed does after the
+/// swap (`inside_compared`).
 fn tree_violations(
     scenario: &WorkspaceScenario,
     expected: &WorkspaceObservation,
     actual: &WorkspaceObservation,
+    inside_compared: bool,
 ) -> Vec<Violation> {
-    let roots = real_roots(scenario);
-    let inside = |path: &str| {
-        roots
-            .iter()
-            .any(|root| path == root || path.starts_with(&format!("{root}/")))
-    };
-    let want: BTreeMap<&str, &Snapshot> =
-        expected.tree.iter().map(|e| (e.path.as_str(), e)).collect();
-    let got: BTreeMap<&str, &Snapshot> = actual.tree.iter().map(|e| (e.path.as_str(), e)).collect();
+    let roots = scenario.real_roots();
+    let raced = race::is_raced(scenario);
     let writes = scenario.calls.iter().any(|c| c.tool == Tool::Write);
     let mut out = Vec::new();
-    for path in want
-        .keys()
-        .chain(got.keys().filter(|p| !want.contains_key(*p)))
-    {
-        let (w, g) = (want.get(path), got.get(path));
-        if w == g {
-            continue;
-        }
-        let what = match (w, g) {
-            (Some(_), None) => format!("{path} is gone"),
-            (None, Some(_)) => format!("{path} was made"),
-            _ => format!("{path} differs"),
+    for (path, what) in tree_differences(&expected.tree, &actual.tree) {
+        let inside = in_roots(&roots, path);
+        let requirement = match (inside, raced) {
+            (false, true) => continue,
+            (true, true) if !inside_compared => continue,
+            (false, false) => r::PATH_06,
+            (true, _) if writes => r::WRITE_01,
+            (true, _) => r::BASH_01,
         };
-        let requirement = if !inside(path) {
-            r::PATH_06
-        } else if writes {
-            r::WRITE_01
-        } else {
-            r::BASH_01
-        };
-        let outside = if requirement == r::PATH_06 {
-            " (outside the root)"
-        } else {
-            ""
-        };
+        let outside = if inside { "" } else { " (outside the root)" };
         out.push(Violation::named(
             requirement,
             format!("the tree afterwards: {what}{outside}"),
@@ -427,25 +435,21 @@ fn tree_violations(
     out
 }
 
-/// The root as the scenario names it, and where it really is when it is a
-/// symlink of the tree (followed lexically, within the base).
-pub fn real_roots(scenario: &WorkspaceScenario) -> Vec<String> {
-    let mut roots = vec![scenario.root().to_owned()];
-    let mut at = scenario.root().to_owned();
-    for _ in 0..8 {
-        let Some(target) = scenario
-            .tree
-            .iter()
-            .find(|e| e.kind == EntryKind::Symlink && e.path == at)
-            .and_then(|link| link.target.as_deref())
-        else {
-            break;
-        };
-        let Some(next) = resolve_in_tree(tree_dirname(&at), target, BASE_VARIABLE) else {
-            break;
-        };
-        at = next;
-        roots.push(at.clone());
-    }
-    roots
+/// Each path whose entry differs between two trees, with what differs
+/// (`... is gone`, `... was made`, `... differs`), in path order.
+pub fn tree_differences<'a>(want: &'a [Snapshot], got: &'a [Snapshot]) -> Vec<(&'a str, String)> {
+    let want: BTreeMap<&str, &Snapshot> = want.iter().map(|e| (e.path.as_str(), e)).collect();
+    let got: BTreeMap<&str, &Snapshot> = got.iter().map(|e| (e.path.as_str(), e)).collect();
+    let mut paths: Vec<&str> = want.keys().chain(got.keys()).copied().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|path| match (want.get(path), got.get(path)) {
+            (w, g) if w == g => None,
+            (Some(_), None) => Some((path, format!("{path} is gone"))),
+            (None, Some(_)) => Some((path, format!("{path} was made"))),
+            _ => Some((path, format!("{path} differs"))),
+        })
+        .collect()
 }

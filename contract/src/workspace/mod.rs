@@ -8,7 +8,8 @@
 //! `tools` and `bash` the three tools on the real filesystem, with
 //! `node_text` the messages Node gives their failures; `reference` a
 //! scenario run for real; `judge` the requirement-naming comparison;
-//! `requirements` the ids; `generate` (feature `fuzzing`) hostile trees
+//! `requirements` the ids; `race` how the judge reads a swap between a
+//! check and a use; `generate` (feature `fuzzing`) hostile trees
 //! and paths from bytes, and `properties` what every generated scenario
 //! keeps (nothing outside the root touched; the model's boundary equals
 //! the real one).
@@ -22,6 +23,7 @@ pub mod model;
 pub mod node_text;
 #[cfg(feature = "fuzzing")]
 pub mod properties;
+pub mod race;
 pub mod read_stream;
 pub mod reference;
 pub mod requirements;
@@ -43,6 +45,9 @@ pub static WORKSPACE: Workspace = Workspace;
 pub const CAPABILITY_BASH: &str = "workspace.bash";
 /// The capability of a call layer with the seed's approval policies.
 pub const CAPABILITY_APPROVAL: &str = "workspace.approval";
+/// The capability of running a swap between a read's or write's check and
+/// its use (`Call::swap`): the harness needs a hook inside the tool.
+pub const CAPABILITY_INTERFERENCE: &str = "workspace.interference";
 
 const OBSERVATION_SCHEMA: &str =
     include_str!("../../../corpus/schema/workspace-observation.schema.json");
@@ -78,8 +83,9 @@ impl SuiteDef for Workspace {
     /// `workspace.approval` for one whose call layer denies bash by
     /// default: a real tool set may have no bash, or a bash that is not the
     /// seed's (another shell, no timeout), and the approval hook is the
-    /// call layer's, not the tools'. Their cases are skipped for an
-    /// adapter that does not announce them.
+    /// call layer's, not the tools'; `workspace.interference` for one that
+    /// swaps a path between a check and a use (a hook inside the tool).
+    /// Their cases are skipped for an adapter that does not announce them.
     fn capabilities(&self, scenario_json: &Json) -> Vec<String> {
         let Ok(s) = scenario(scenario_json) else {
             return Vec::new();
@@ -91,11 +97,18 @@ impl SuiteDef for Workspace {
         if s.approval == spec::Approval::DenyBashByDefault {
             needs.push(CAPABILITY_APPROVAL.to_owned());
         }
+        if s.calls.iter().any(|c| c.swap.is_some()) {
+            needs.push(CAPABILITY_INTERFERENCE.to_owned());
+        }
         needs
     }
 
     fn capability_names(&self) -> &'static [&'static str] {
-        &[CAPABILITY_BASH, CAPABILITY_APPROVAL]
+        &[
+            CAPABILITY_BASH,
+            CAPABILITY_APPROVAL,
+            CAPABILITY_INTERFERENCE,
+        ]
     }
 
     fn observation_schema(&self) -> &'static str {

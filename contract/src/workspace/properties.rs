@@ -48,7 +48,7 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), String> {
             .map_err(|e| format!("the model could not make {:?}: {}", entry.path, e.name))?;
     }
     let before = base.snapshot(BASE_VARIABLE).map_err(|e| e.to_string())?;
-    let roots = judge::real_roots(scenario);
+    let roots = scenario.real_roots();
     let outside = |tree: &[Snapshot]| -> Vec<Snapshot> {
         tree.iter()
             .filter(|e| {

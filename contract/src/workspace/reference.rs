@@ -5,12 +5,12 @@
 
 use super::bash::bash;
 use super::spec::{
-    Approval, Call, CallResult, Grading, Tool, WorkspaceObservation, WorkspaceScenario,
-    BASE_VARIABLE,
+    in_roots, Approval, Call, CallResult, Grading, Swap, Tool, WorkspaceObservation,
+    WorkspaceScenario, BASE_VARIABLE,
 };
-use super::tools::{read, write};
+use super::tools::{read_interfered, write_interfered};
 use crate::error::Error;
-use crate::fs_tree::{check_relative, Base, EntryKind};
+use crate::fs_tree::{check_relative, resolve_in_tree, tree_dirname, Base, EntryKind};
 use crate::js_string::JsString;
 use serde_json::Value as Json;
 
@@ -19,7 +19,8 @@ pub const BASH_DENIED: &str = "bash requires an explicit approval policy";
 
 /// Whether the scenario is one the reference runs: tree paths relative and
 /// plain, symlinks with a target, the root inside the base, an absolute
-/// shell, aborts on bash calls only.
+/// shell, aborts on bash calls only, swaps the judge can read
+/// ([`check_swap`]).
 pub fn check(scenario: &WorkspaceScenario) -> Result<(), Error> {
     for (i, entry) in scenario.tree.iter().enumerate() {
         let at = |what: String| Error::scenario(format!("/tree/{i}: {what}"));
@@ -53,8 +54,57 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), Error> {
                 "/calls/{i}/abort: only a bash call takes a signal"
             )));
         }
+        if let Some(swap) = &call.swap {
+            check_swap(scenario, call, swap)
+                .map_err(|e| Error::scenario(format!("/calls/{i}/swap: {e}")))?;
+        }
     }
     Ok(())
+}
+
+/// A swap is one the judge can read: on a read or write whose path, on
+/// paper, goes through `swap.path`; that path strictly below the root;
+/// the target leading outside it (WS-RACE-01).
+fn check_swap(scenario: &WorkspaceScenario, call: &Call, swap: &Swap) -> Result<(), String> {
+    if call.tool == Tool::Bash {
+        return Err("only a read or a write is swapped under".into());
+    }
+    check_relative(&swap.path)?;
+    if swap.target.is_empty() || swap.target.contains('\0') {
+        return Err("the target is a non-empty text without NUL".into());
+    }
+    let roots = scenario.real_roots();
+    if roots.contains(&swap.path) || !in_roots(&roots, &swap.path) {
+        return Err(format!("{:?} is not below the root", swap.path));
+    }
+    let route = call
+        .input
+        .as_ref()
+        .and_then(|i| i.get("path"))
+        .and_then(|p| p.as_str())
+        .map(|path| {
+            roots
+                .iter()
+                .filter_map(|root| resolve_in_tree(root, path, BASE_VARIABLE))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if !route
+        .iter()
+        .any(|r| in_roots(std::slice::from_ref(&swap.path), r))
+    {
+        return Err(format!(
+            "{:?} is not on the call's path (resolved: {route:?})",
+            swap.path
+        ));
+    }
+    match resolve_in_tree(tree_dirname(&swap.path), &swap.target, BASE_VARIABLE) {
+        Some(to) if in_roots(&roots, &to) => Err(format!(
+            "the target {:?} leads inside the root ({to:?})",
+            swap.target
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Makes the scenario's tree under `base`; the error names the entry the
@@ -73,14 +123,18 @@ pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Err
     let base = Base::alone("toolgate-ws-")?;
     make_tree(&base, scenario)?;
     let root = format!("{}/{}", base.path(), scenario.root());
-    let results = scenario
-        .calls
-        .iter()
-        .map(|call| {
-            run_call(scenario, &root, base.path(), call)
-                .map_text(|text| replace(text, base.path(), BASE_VARIABLE))
-        })
-        .collect();
+    let mut results = Vec::with_capacity(scenario.calls.len());
+    for (i, call) in scenario.calls.iter().enumerate() {
+        let mut swapped = Ok(());
+        let mut between = || {
+            if let Some(swap) = &call.swap {
+                swapped = swap.make(base.path(), BASE_VARIABLE);
+            }
+        };
+        let result = run_call(scenario, &root, base.path(), call, &mut between);
+        swapped.map_err(|e| Error::scenario(format!("/calls/{i}/swap: {e}")))?;
+        results.push(result.map_text(|text| replace(text, base.path(), BASE_VARIABLE)));
+    }
     Ok(WorkspaceObservation {
         results,
         tree: base.snapshot(BASE_VARIABLE)?,
@@ -90,15 +144,23 @@ pub fn observe(scenario: &WorkspaceScenario) -> Result<WorkspaceObservation, Err
     })
 }
 
-fn run_call(scenario: &WorkspaceScenario, root: &str, base: &str, call: &Call) -> CallResult {
+/// One call; `between` runs between a read's or write's boundary check
+/// and its use (only when the check passed).
+fn run_call(
+    scenario: &WorkspaceScenario,
+    root: &str,
+    base: &str,
+    call: &Call,
+    between: &mut dyn FnMut(),
+) -> CallResult {
     let input = call.input.as_ref().map(|i| substitute(i, base));
     let input = input.as_ref();
     match call.tool {
         Tool::Bash if scenario.approval == Approval::DenyBashByDefault => {
             CallResult::error(BASH_DENIED)
         }
-        Tool::Read => read(root, input),
-        Tool::Write => write(root, input),
+        Tool::Read => read_interfered(root, input, between),
+        Tool::Write => write_interfered(root, input, between),
         Tool::Bash => bash(root, input, scenario.shell.as_deref(), call.abort),
     }
 }

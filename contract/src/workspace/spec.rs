@@ -2,7 +2,7 @@
 //! (`adapters/node/workspace/FORMAT.md`) as serde types; `corpus/schema/
 //! workspace-{scenario,observation}.schema.json` are their JSON Schemas.
 
-use crate::fs_tree::{Entry, Snapshot};
+use crate::fs_tree::{resolve_in_tree, tree_dirname, Entry, EntryKind, Snapshot};
 use crate::js_string::JsString;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value as Json;
@@ -37,6 +37,39 @@ impl WorkspaceScenario {
     pub fn root(&self) -> &str {
         self.root.as_deref().unwrap_or(DEFAULT_ROOT)
     }
+
+    /// The root as the scenario names it, and where it really is when it
+    /// is a symlink of the tree (followed lexically, within the base).
+    pub fn real_roots(&self) -> Vec<String> {
+        let mut roots = vec![self.root().to_owned()];
+        let mut at = self.root().to_owned();
+        for _ in 0..8 {
+            let Some(target) = self
+                .tree
+                .iter()
+                .find(|e| e.kind == EntryKind::Symlink && e.path == at)
+                .and_then(|link| link.target.as_deref())
+            else {
+                break;
+            };
+            let Some(next) = resolve_in_tree(tree_dirname(&at), target, BASE_VARIABLE) else {
+                break;
+            };
+            at = next;
+            roots.push(at.clone());
+        }
+        roots
+    }
+}
+
+/// Whether the tree path `path` is one of `roots` (tree paths) or below one.
+pub fn in_roots(roots: &[String], path: &str) -> bool {
+    roots.iter().any(|root| {
+        path == root
+            || path
+                .strip_prefix(root.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
 }
 
 /// The approval hook in front of the tools.
@@ -95,6 +128,37 @@ pub struct Call {
     pub input: Option<Json>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<Abort>,
+    /// A read or write only: the interference made between the call's
+    /// boundary check and its use of the checked path (WS-RACE-01).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap: Option<Swap>,
+}
+
+/// A symlink swapped in under a tool between its check and its use, as a
+/// concurrent process could (the seed's TOCTOU window, W21): the entry
+/// `$BASE/<path>` (when there is one) is renamed `$BASE/<path>~`, and
+/// `$BASE/<path>` becomes a symlink to `target` (`$BASE` in it replaced by
+/// the base's path). `path` lies on the call's route below the root and
+/// `target` leads outside it (`reference::check`), so a tool that uses
+/// what it checked without checking again goes outside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Swap {
+    pub path: String,
+    pub target: String,
+}
+
+impl Swap {
+    /// Makes the swap under `base` (its absolute path); `variable` in the
+    /// target stands for it.
+    pub fn make(&self, base: &str, variable: &str) -> std::io::Result<()> {
+        let at = format!("{base}/{}", self.path);
+        match std::fs::rename(&at, format!("{at}~")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        std::os::unix::fs::symlink(self.target.replace(variable, base), &at)
+    }
 }
 
 /// What a case observed.

@@ -33,18 +33,26 @@ pub fn string_field<'a>(input: Option<&'a Json>, field: &str) -> Option<&'a str>
 /// read (the marker counts the code units left out) unless the text
 /// passes V8's string limit first.
 pub fn read(root: &str, input: Option<&Json>) -> CallResult {
+    read_interfered(root, input, &mut || ())
+}
+
+/// [`read`], with `between` run after the boundary check and before the
+/// open: where the seed's TOCTOU window is (W21, WS-RACE-01), for a
+/// scenario's swap.
+pub fn read_interfered(root: &str, input: Option<&Json>, between: &mut dyn FnMut()) -> CallResult {
     let Some(path) = string_field(input, "path") else {
         return CallResult::error(INVALID_READ);
     };
-    match read_text(root, path) {
+    match read_text(root, path, between) {
         Ok(text) => CallResult::ok(text),
         Err(e) => CallResult::error(e.message()),
     }
 }
 
 /// The read's truncated text, or its failure.
-fn read_text(root: &str, path: &str) -> Result<JsString, NodeError> {
+fn read_text(root: &str, path: &str, between: &mut dyn FnMut()) -> Result<JsString, NodeError> {
     let target = workspace_path(&RealFs, root, path, false)?;
+    between();
     // readFile: open(2) names the path; fstat(2) and read(2) failures (a
     // directory's EISDIR) do not
     let file =
@@ -76,11 +84,17 @@ pub fn truncate(text: &JsString) -> JsString {
 
 /// The `write` tool.
 pub fn write(root: &str, input: Option<&Json>) -> CallResult {
+    write_interfered(root, input, &mut || ())
+}
+
+/// [`write`], with `between` run after the boundary check and before the
+/// directories are made and the file opened (W21, WS-RACE-01).
+pub fn write_interfered(root: &str, input: Option<&Json>, between: &mut dyn FnMut()) -> CallResult {
     let (Some(path), Some(content)) = (string_field(input, "path"), string_field(input, "content"))
     else {
         return CallResult::error(INVALID_WRITE);
     };
-    match write_text(root, path, content) {
+    match write_text(root, path, content, between) {
         Ok(target) => CallResult::ok(format!(
             "wrote {} characters to {target}",
             content.encode_utf16().count()
@@ -89,8 +103,14 @@ pub fn write(root: &str, input: Option<&Json>) -> CallResult {
     }
 }
 
-fn write_text(root: &str, path: &str, content: &str) -> Result<String, NodeError> {
+fn write_text(
+    root: &str,
+    path: &str,
+    content: &str,
+    between: &mut dyn FnMut(),
+) -> Result<String, NodeError> {
     let target = workspace_path(&RealFs, root, path, true)?;
+    between();
     mkdir_recursive(node_dirname(&target))?;
     std::fs::write(&target, content.as_bytes())
         .map_err(|e| NodeError::fs(errno_of(&e), "open", &target))?;

@@ -48,7 +48,7 @@ test('start, run, notApplicable, errors without a crash, stop', async () => {
     protocol: 1,
     implementation: { name: 'toolgate-workspace', version: '0.1.0', language: 'javascript' },
     suites: ['workspace'],
-    capabilities: ['workspace.bash', 'workspace.approval'],
+    capabilities: ['workspace.bash', 'workspace.approval', 'workspace.interference'],
   });
 
   a.send({ cmd: 'run', seq: 1, case: { id: 'g/ok', suite: 'workspace', scenario: SCENARIO } });

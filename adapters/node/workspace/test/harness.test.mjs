@@ -327,3 +327,48 @@ test('malformed scenarios are refused before anything is made, by the harness an
   await assert.rejects(observeWorkspace(createWorkspaceTools, { tree: [{ path: 'no/such', kind: 'file' }], calls: [] }, { tmpdir }), /ENOENT/);
   assert.deepEqual(ours(), []);
 });
+
+test('observeWorkspace: a swap is made between the check and the use, once, and only when the check passes', async () => {
+  const tree = [
+    { path: 'ws', kind: 'dir' },
+    { path: 'ws/a.txt', kind: 'file', content: 'inside' },
+    { path: 'outside', kind: 'dir' },
+    { path: 'outside/s.txt', kind: 'file', content: 'OUT' },
+  ];
+  const swap = { path: 'ws/a.txt', target: '../outside/s.txt' };
+  // the seed reads through the link swapped in after its check (W21)
+  const o = await observe({ tree, calls: [{ tool: 'read', input: { path: 'a.txt' }, swap }, { tool: 'read', input: { path: 'a.txt~' } }] });
+  assert.deepEqual(o.results, [{ content: 'OUT', isError: false }, { content: 'inside', isError: false }]);
+  assert.deepEqual(
+    o.tree.filter((e) => e.path.startsWith('ws/')),
+    [
+      { path: 'ws/a.txt', kind: 'symlink', target: '../outside/s.txt' },
+      { path: 'ws/a.txt~', kind: 'file', content: 'inside' },
+    ],
+  );
+  // a refused check: no swap
+  const refused = await observe({ tree, calls: [{ tool: 'read', input: { path: '../outside/s.txt' }, swap: { path: 'ws/x', target: '/' } }] });
+  assert.equal(refused.results[0].content, 'path escapes workspace');
+  assert.ok(!refused.tree.some((e) => e.path === 'ws/x'));
+  // a tool that never calls the hook and allows the call cannot be judged on the race
+  await assert.rejects(
+    observeWorkspace((root) => createWorkspaceTools(root), { tree, calls: [{ tool: 'read', input: { path: 'a.txt' }, swap }] }, { tmpdir }),
+    /calls\[0\]\.swap: the tool allowed the call without calling interference\.afterCheck/,
+  );
+  // a swap the filesystem refuses (its path's parent is missing) is the harness's error
+  await assert.rejects(
+    observeWorkspace(createWorkspaceTools, { tree, calls: [{ tool: 'write', input: { path: 'a.txt', content: '' }, swap: { path: 'ws/no/a.txt', target: '/' } }] }, { tmpdir }),
+    /calls\[0\]\.swap: ENOENT/,
+  );
+  assert.deepEqual(ours(), []);
+  for (const [call, message] of [
+    [{ tool: 'bash', input: { command: 'true' }, swap }, /only a read or a write/],
+    [{ tool: 'read', input: {}, swap: 'ws/a' }, /\{path, target\}/],
+    [{ tool: 'read', input: {}, swap: { path: 'ws/a', target: 'x', extra: 1 } }, /unknown field "extra"/],
+    [{ tool: 'read', input: {}, swap: { path: '../a', target: 'x' } }, /swap\.path/],
+    [{ tool: 'read', input: {}, swap: { path: 'ws/a', target: '' } }, /swap\.target/],
+    [{ tool: 'read', input: {}, swap: { path: 'ws/a', target: 'a\0b' } }, /swap\.target/],
+  ]) {
+    assert.throws(() => checkScenario({ calls: [call] }), message, JSON.stringify(call));
+  }
+});
