@@ -14,7 +14,8 @@
 // directories, opens the file without truncating it, and judges the opened
 // file the same way before it truncates and writes; a swap between its
 // second check and its open can still make directories, or create an empty
-// file it then removes, outside (Node has no openat(2) to do better). Both
+// file it then removes, outside (Node has no openat(2) to do better; the
+// race command, race.mjs, shows that window). Both
 // answer a file found outside with the seed's `path escapes workspace`.
 // Everything else (inputs, messages, truncation, bash) is the seed's.
 
@@ -36,10 +37,8 @@ import {
 /** The version of this variant (the adapter's handshake adds it to the seed's). */
 export const VARIANT = 'checked-open';
 
-/** Whether the file open as `handle` really is inside `rootReal`. */
-async function opensInside(rootReal, handle) {
-  return isInside(rootReal, await realpath(`/proc/self/fd/${handle.fd}`));
-}
+/** The real path of the file open as `handle`. */
+const openedPath = (handle) => realpath(`/proc/self/fd/${handle.fd}`);
 
 /**
  * The three tools of the seed over `workspaceRoot`, read and write replaced
@@ -61,7 +60,7 @@ export function createCheckedTools(workspaceRoot, interference = {}) {
         const rootReal = await realpath(workspaceRoot);
         const handle = await open(target, 'r');
         try {
-          if (!(await opensInside(rootReal, handle))) return { content: PATH_ESCAPES, isError: true };
+          if (!isInside(rootReal, await openedPath(handle))) return { content: PATH_ESCAPES, isError: true };
           return { content: truncateRead(await handle.readFile('utf8')) };
         } finally {
           await handle.close();
@@ -96,8 +95,10 @@ export function createCheckedTools(workspaceRoot, interference = {}) {
           handle = await open(target, constants.O_WRONLY);
         }
         try {
-          if (!(await opensInside(rootReal, handle))) {
-            if (created) await unlink(target).catch(() => {});
+          const opened = await openedPath(handle);
+          if (!isInside(rootReal, opened)) {
+            // by where it really is: `target` may lead elsewhere by now
+            if (created) await unlink(opened).catch(() => {});
             return { content: PATH_ESCAPES, isError: true };
           }
           await handle.truncate(0);
