@@ -1,6 +1,7 @@
 //! Writes the fuzz seed corpora from the conformance corpus:
 //! `corpus/fuzz/<target>/<case>.json` for every core case (the core
-//! targets take core scenarios), every boundary case (the `boundary`
+//! targets take core scenarios; `serializer` builds graphs from raw bytes
+//! and has no seeds), every boundary case (the `boundary`
 //! target takes portable ones), every pipeline case (`pipeline`) and every
 //! workspace case that runs no bash (`workspace`).
 //! Run after changing cases: `cargo run -p toolgate-contract --example fuzz_seeds`.
@@ -13,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let files = load_dir(&root.join("cases"))?;
     let mut written = 0;
-    for target in ["serializer", "call", "registry", "scenario"] {
+    for target in ["serializer_scenario", "call", "registry", "scenario"] {
         let dir = root.join("fuzz").join(target);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)?;

@@ -53,7 +53,17 @@ fn check(target: &str, oracle: Oracle, random: usize, min_checked: usize) {
 
 #[test]
 fn serializer_oracle() {
-    check("serializer", fuzzing::serializer, 400, 200);
+    check("serializer", fuzzing::serializer, 2000, 1500);
+}
+
+#[test]
+fn serializer_scenario_oracle() {
+    check(
+        "serializer_scenario",
+        fuzzing::serializer_scenario,
+        400,
+        200,
+    );
 }
 
 #[test]
@@ -85,4 +95,51 @@ fn pipeline_oracle() {
 #[test]
 fn workspace_oracle() {
     check("workspace", fuzzing::workspace, 120, 110);
+}
+
+/// The graphs the `serializer` target builds from raw bytes reach what the
+/// serializer must bound and refuse: each budget hit, refused prototypes of
+/// objects and arrays, throwing hosts, and plain outputs.
+#[test]
+fn raw_byte_graphs_reach_every_budget_and_failure() {
+    use arbitrary::Unstructured;
+    use toolgate_contract::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
+    use toolgate_contract::fuzzing::graph::output_graph;
+    use toolgate_contract::model::{Runtime, Trace};
+    use toolgate_contract::serializer::{serialize, Failure, Refused};
+    use toolgate_contract::AbortSignal;
+
+    let mut rng = StdRng::seed_from_u64(0x9a4f);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..3000 {
+        let len = rng.random_range(0..1024);
+        let data: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+        let Ok(Some(graph)) = output_graph(&mut Unstructured::new(&data)) else {
+            continue;
+        };
+        for root in &graph.roots {
+            let rt = Runtime::new(&graph.heap, AbortSignal::new(), Trace::default());
+            seen.insert(match serialize(&rt, root) {
+                Ok(out) if out.usage.nodes >= MAX_NODES => "nodes budget",
+                Ok(out) if out.usage.entries >= MAX_ENTRIES => "entries budget",
+                Ok(out) if out.usage.string_chars >= MAX_STRING_CHARS => "string budget",
+                Ok(out) if out.truncated => "truncated otherwise",
+                Ok(_) => "whole",
+                Err(Failure::Unsupported(Refused::Array)) => "refused array",
+                Err(Failure::Unsupported(_)) => "refused object",
+                Err(Failure::Thrown(_)) => "thrown",
+            });
+        }
+    }
+    let want = [
+        "entries budget",
+        "nodes budget",
+        "refused array",
+        "refused object",
+        "string budget",
+        "thrown",
+        "truncated otherwise",
+        "whole",
+    ];
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
 }

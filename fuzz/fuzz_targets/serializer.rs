@@ -1,6 +1,7 @@
-//! Fuzz target `serializer`: the oracle `toolgate_contract::fuzzing::serializer`, which
-//! panics on a bug. Inputs starting with `{` are JSON; others drive the
-//! structure-aware generator.
+//! Fuzz target `serializer`: the oracle `toolgate_contract::fuzzing::serializer`,
+//! which panics on a bug. The bytes build an output graph straight into a
+//! model heap (`fuzzing::graph`); `serializer_scenario` reaches the same
+//! checks through the scenario format and the corpus's seeds.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

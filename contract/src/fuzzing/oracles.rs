@@ -13,9 +13,10 @@
 #![allow(clippy::panic)]
 
 use super::generate::Generator;
+use super::graph::output_graph;
 use crate::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
 use crate::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
-use crate::model::{Runtime, Trace};
+use crate::model::{Heap, Runtime, Trace};
 use crate::scenario::observation::{Observation, Registered};
 use crate::scenario::{build_with, checks, invariants, observe_with, Limits, Scenario};
 use crate::serializer::{serialize, MAX_STEPS};
@@ -58,10 +59,31 @@ fn show(scenario: &Scenario) -> String {
     serde_json::to_string(scenario).unwrap_or_default()
 }
 
-/// The serializer target: every node of a scenario (or a generated output
-/// graph) serialized as a root keeps the budgets, the step bound, the
-/// content invariants, and gives the same bytes twice.
+/// The serializer target: an output graph built straight from the bytes
+/// (`graph`), its first nodes and one more value serialized as roots, each
+/// keeping the budgets, the step bound and the content invariants, the
+/// first giving the same bytes twice.
 pub fn serializer(data: &[u8]) -> Verdict {
+    if data.len() > MAX_INPUT {
+        return Verdict::Skipped("oversized");
+    }
+    let mut u = Unstructured::new(data);
+    let Ok(Some(graph)) = output_graph(&mut u) else {
+        return Verdict::Skipped("outside the model");
+    };
+    serialized_within_budgets(&graph.heap, graph.roots, || {
+        let mut shown = format!("{:?}", graph.heap);
+        shown.truncate(4000);
+        shown
+    });
+    Verdict::Checked
+}
+
+/// The serializer through the scenario format: every node of a scenario
+/// (JSON, as the corpus's cases are the seeds, or generated) serialized as
+/// a root, as [`serializer`] checks them. Slower per input (JSON, a
+/// scenario and its builder come first), but it starts from the corpus.
+pub fn serializer_scenario(data: &[u8]) -> Verdict {
     let Some(scenario) = scenario_from(data, |u| {
         let mut g = Generator::new(u);
         g.named_nodes()?;
@@ -81,19 +103,33 @@ pub fn serializer(data: &[u8]) -> Verdict {
         .iter()
         .chain(&built.calls)
         .cloned()
-        .chain(nodes);
-    for (i, root) in roots.enumerate() {
-        let rt = Runtime::new(&built.heap, AbortSignal::new(), Trace::default());
-        let first = serialize(&rt, &root);
+        .chain(nodes)
+        .collect();
+    serialized_within_budgets(&built.heap, roots, || show(&scenario));
+    Verdict::Checked
+}
+
+/// Serializes each root of `heap` and panics, naming the requirement and
+/// showing the input (`show`), on two different serializations of the
+/// first (CORE-SER-17), a step count or budget use above its bound
+/// (CORE-SER-16), or a content that breaks the invariants.
+fn serialized_within_budgets(
+    heap: &Heap,
+    roots: Vec<crate::model::Value>,
+    show: impl Fn() -> String,
+) {
+    for (i, root) in roots.iter().enumerate() {
+        let rt = Runtime::new(heap, AbortSignal::new(), Trace::default());
+        let first = serialize(&rt, root);
         if i == 0 {
             let again = serialize(
-                &Runtime::new(&built.heap, AbortSignal::new(), Trace::default()),
-                &root,
+                &Runtime::new(heap, AbortSignal::new(), Trace::default()),
+                root,
             );
             assert!(
                 first == again,
                 "CORE-SER-17: two serializations differ\n{}",
-                show(&scenario)
+                show()
             );
         }
         if let Ok(out) = first {
@@ -101,7 +137,7 @@ pub fn serializer(data: &[u8]) -> Verdict {
                 out.steps <= MAX_STEPS,
                 "CORE-SER-16: {} steps\n{}",
                 out.steps,
-                show(&scenario)
+                show()
             );
             assert!(
                 out.usage.nodes <= MAX_NODES
@@ -109,14 +145,13 @@ pub fn serializer(data: &[u8]) -> Verdict {
                     && out.usage.string_chars <= MAX_STRING_CHARS,
                 "CORE-SER-16: usage {:?}\n{}",
                 out.usage,
-                show(&scenario)
+                show()
             );
             if let Err(e) = invariants::content(&out.content, true) {
-                panic!("{e}\n{}", show(&scenario));
+                panic!("{e}\n{}", show());
             }
         }
     }
-    Verdict::Checked
 }
 
 /// A registry of one tool `t` (the Rust API) that echoes its arguments.
