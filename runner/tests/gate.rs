@@ -31,13 +31,23 @@ fn reference_adapter() -> &'static str {
     env!("CARGO_BIN_EXE_toolgate-reference-adapter")
 }
 
-/// Runs and checks every case ended with `status` and the exit code.
+/// Whether a case is one the reference is warned of by design: a race
+/// case where the seed's check-then-use window (W21), which the reference
+/// keeps to be exact, leads outside (WS-RACE-01, a SHOULD).
+fn the_seeds_known_window(c: &toolgate_runner::outcome::CaseOutcome) -> bool {
+    c.status == Status::Warn
+        && c.id.starts_with("workspace-race/")
+        && c.requirements == ["WS-RACE-01"]
+}
+
+/// Runs and checks every case ended with `status` (a pass may be the
+/// seed's known window, [`the_seeds_known_window`]) and the exit code.
 fn check(options: &RunOptions, status: Status, exit_code: i32) -> RunReport {
     let report = run(options).unwrap_or_else(|e| panic!("the run failed: {e}"));
     let wrong: Vec<String> = report
         .cases
         .iter()
-        .filter(|c| c.status != status)
+        .filter(|c| c.status != status && !(status == Status::Pass && the_seeds_known_window(c)))
         .map(|c| {
             format!(
                 "{} {:?}: {:?} {:?}",
@@ -58,6 +68,12 @@ fn corpus_size() -> usize {
 fn the_reference_adapter_passes_the_whole_corpus_over_the_protocol() {
     let report = check(&options(Some(reference_adapter())), Status::Pass, 0);
     assert_eq!(report.cases.len(), corpus_size());
+    let warned = report
+        .cases
+        .iter()
+        .filter(|c| the_seeds_known_window(c))
+        .count();
+    assert!(warned >= 8, "{warned} race cases warned");
     assert_eq!(report.implementation.name, "toolgate-reference");
     assert_eq!(report.restarts, 0);
 }
