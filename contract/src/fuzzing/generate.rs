@@ -6,6 +6,28 @@
 use arbitrary::{Result, Unstructured};
 use serde_json::{json, Map, Value as Json};
 
+/// Strings the generators pick from: empty, index-like keys that sort
+/// before others, an accented, an astral and the last BMP character,
+/// names the host treats specially, and characters the writer escapes.
+pub const HOSTILE_STRINGS: [&str; 12] = [
+    "",
+    "a",
+    "b",
+    "10",
+    "9",
+    "é",
+    "\u{1F600}",
+    "\u{FFFF}",
+    "toJSON",
+    "then",
+    "a\"b\\c",
+    "x\ny",
+];
+
+/// The pieces a long string repeats past the string budget: one, two and
+/// four UTF-8 bytes, and two that the writer escapes.
+pub const LONG_PIECES: [&str; 5] = ["x", "é", "\u{1F600}", "\n", "\""];
+
 /// Named nodes a generated scenario may refer to (with back references,
 /// which make cycles and sharing).
 const NAMES: [&str; 6] = ["n0", "n1", "n2", "n3", "n4", "n5"];
@@ -36,20 +58,7 @@ impl<'u, 'a> Generator<'u, 'a> {
 
     fn string(&mut self) -> Result<Json> {
         match self.u.int_in_range(0u8..=9)? {
-            0..=4 => Ok(json!(self.pick(&[
-                "",
-                "a",
-                "b",
-                "10",
-                "9",
-                "é",
-                "\u{1F600}",
-                "\u{FFFF}",
-                "toJSON",
-                "then",
-                "a\"b\\c",
-                "x\ny"
-            ])?)),
+            0..=4 => Ok(json!(self.pick(&HOSTILE_STRINGS)?)),
             5..=6 => {
                 let units: Vec<u16> = (0..self.u.int_in_range(0usize..=12)?)
                     .map(|_| {
@@ -63,7 +72,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 Ok(json!({"$": "string", "units": units}))
             }
             7 => Ok(
-                json!({"$": "string", "repeat": self.pick(&["x", "é", "\u{1F600}", "\n", "\""])?, "times": self.u.int_in_range(4_000u32..=4_100)?}),
+                json!({"$": "string", "repeat": self.pick(&LONG_PIECES)?, "times": self.u.int_in_range(4_000u32..=4_100)?}),
             ),
             _ => Ok(json!(String::arbitrary_take(self.u, 24)?)),
         }

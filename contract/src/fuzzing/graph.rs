@@ -12,6 +12,7 @@
 //! reads the input, so the fuzzer steers each one; sizes are capped so
 //! that one input stays cheap.
 
+use super::generate::{HOSTILE_STRINGS, LONG_PIECES};
 use crate::bigint::BigIntValue;
 use crate::js_string::JsString;
 use crate::model::{
@@ -35,13 +36,12 @@ const WIDE: usize = 300;
 /// budget (4096 code points).
 const LONG: usize = 4_100;
 
-/// Each piece of a long string (`x`, `é`, an astral character, a newline,
-/// a quote) repeated [`LONG`] times, as UTF-16 made once: a long string is
-/// a copy of a prefix.
+/// Each of [`LONG_PIECES`] repeated [`LONG`] times, as UTF-16 made once:
+/// a long string is a copy of a prefix.
 fn long_pieces() -> &'static [Vec<u16>] {
     static PIECES: std::sync::OnceLock<Vec<Vec<u16>>> = std::sync::OnceLock::new();
     PIECES.get_or_init(|| {
-        ["x", "é", "\u{1F600}", "\n", "\""]
+        LONG_PIECES
             .iter()
             .map(|p| p.repeat(LONG).encode_utf16().collect())
             .collect()
@@ -324,20 +324,7 @@ impl GraphBuilder<'_, '_> {
 
     fn string(&mut self) -> Result<JsString> {
         Ok(match self.u.int_in_range(0u8..=9)? {
-            0..=4 => JsString::new(self.pick(&[
-                "",
-                "a",
-                "b",
-                "10",
-                "9",
-                "é",
-                "\u{1F600}",
-                "\u{FFFF}",
-                "toJSON",
-                "then",
-                "a\"b\\c",
-                "x\ny",
-            ])?),
+            0..=4 => JsString::new(self.pick(&HOSTILE_STRINGS)?),
             5..=6 => {
                 let len = self.u.int_in_range(0usize..=12)?;
                 let units = (0..len)
