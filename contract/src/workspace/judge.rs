@@ -77,9 +77,7 @@ pub fn judge(
     }
     violations.extend(tree_violations(scenario, expected, actual, inside_compared));
     if race::is_raced(scenario) {
-        let verdict = race::outside(scenario, expected, actual);
-        violations.extend(verdict.violations);
-        notes.extend(verdict.notes);
+        violations.extend(race::outside(scenario, expected, actual));
     } else {
         violations.extend(outside_violations(actual));
     }
