@@ -15,9 +15,10 @@
 import { fileURLToPath } from 'node:url';
 import { identify, loadImplementation, observe, UnrepresentableScenario } from './observe.mjs';
 import { messageOf, protocolAdapter } from './protocol.mjs';
+import { benchReply } from './bench.mjs';
 
 const SUITES = ['core'];
-const CAPABILITIES = ['proxy', 'bigint', 'symbol', 'accessors', 'otherRealm', 'loneSurrogates', 'concurrent', 'jobTurns'];
+const CAPABILITIES = ['proxy', 'bigint', 'symbol', 'accessors', 'otherRealm', 'loneSurrogates', 'concurrent', 'jobTurns', 'bench'];
 
 const adapter = protocolAdapter({ log: 'toolgate adapter', usage: 'node adapters/node/adapter.mjs [--module <path>]' });
 
@@ -48,7 +49,42 @@ function declared(key, known) {
   return Array.isArray(list) ? known.filter((item) => list.includes(item)) : known;
 }
 
+/**
+ * `toolgate bench`: one tool "bench" registered once, each timed run
+ * `executeToolCall` of every call of the family in turn (as the reference
+ * does), the first call's result text echoed for the comparison with the
+ * reference's.
+ */
+function prepareBench(input) {
+  const impl = implementation;
+  const value = input.kind === 'output' ? input.value : 'ok';
+  const registry = new impl.ToolRegistry([
+    {
+      name: 'bench',
+      description: 'a benchmark tool',
+      validate: () => ({ ok: true, value: {} }),
+      execute: () => value,
+    },
+  ]);
+  const calls = (input.kind === 'output' ? [{ id: 'call-1', arguments: {} }] : input.calls).map((c) => ({
+    type: 'toolCall',
+    id: c.id,
+    name: 'bench',
+    arguments: c.arguments,
+  }));
+  const signal = new AbortController().signal;
+  return async () => {
+    let first;
+    for (const call of calls) {
+      const result = await impl.executeToolCall(registry, call, signal);
+      first ??= result.content;
+    }
+    return first;
+  };
+}
+
 await adapter.serve({
+  bench: (request) => benchReply(request, { prepare: prepareBench }),
   hello: () => ({ implementation: identity, suites: declared('suites', SUITES), capabilities: declared('capabilities', CAPABILITIES) }),
   loadFailure,
   run: async (c) => {

@@ -84,11 +84,14 @@ export function protocolAdapter({ log: prefix, usage: usageLine }) {
    *   logged;
    * - `loadFailure`: when the implementation could not be loaded, every such
    *   case is answered `error` with it instead;
+   * - `bench(request)`: the answer to a `bench` request (runner/BENCH.md;
+   *   bench.mjs's `benchReply`), for an adapter whose hello announces the
+   *   capability "bench";
    * - `otherSuite(suite)`: the answer to a case of a suite not in the hello
    *   (default `skipped`, what the runner itself reports for one; it does not
    *   send such a case).
    */
-  async function serve({ hello, run, loadFailure, failure = messageOf, otherSuite }) {
+  async function serve({ hello, run, bench, loadFailure, failure = messageOf, otherSuite }) {
     let said;
     // the hello is the same for the whole session: computed once
     const helloNow = () => (said ??= hello());
@@ -107,6 +110,18 @@ export function protocolAdapter({ log: prefix, usage: usageLine }) {
       }
     }
 
+    async function benchAnswer(b) {
+      if (bench === undefined) return { error: { message: 'this adapter does not time calls' } };
+      if (!isObject(b)) return { error: { message: 'a bench request needs a "bench" object' } };
+      if (loadFailure !== undefined) return { error: { message: loadFailure } };
+      try {
+        return await bench(b);
+      } catch (error) {
+        log(`bench ${b.family} ${b.size}: ${error?.stack ?? error}`);
+        return { error: { message: `bench ${b.family} ${b.size}: ${failure(error)}` } };
+      }
+    }
+
     async function handle(request) {
       if (!isObject(request)) {
         log(`a request that is not a JSON object: ${JSON.stringify(request)?.slice(0, 200)}`);
@@ -122,6 +137,15 @@ export function protocolAdapter({ log: prefix, usage: usageLine }) {
             return;
           }
           reply({ seq: request.seq, ...(await answer(request.case)) });
+          return;
+        case 'bench':
+          // `toolgate bench` (runner/BENCH.md): only an adapter whose hello
+          // announces the capability "bench" passes `bench(request)`
+          if (!isSeq(request.seq)) {
+            log(`a bench request without a valid seq: ${JSON.stringify(request).slice(0, 200)}`);
+            return;
+          }
+          reply({ seq: request.seq, ...(await benchAnswer(request.bench)) });
           return;
         case 'stop':
           process.exit(0);

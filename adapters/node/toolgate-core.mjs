@@ -519,7 +519,19 @@ function isPlainArrayPrototype(proto) {
 }
 
 // UTF-16 code unit order, which is what < does on JavaScript strings.
-const byKey = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+/**
+ * Keys equal over this many code units both exhaust the string budget
+ * (4097 code points need at most 8194 units) before either is written in
+ * full, so their order cannot change the output: the sort compares keys
+ * over this window only, as the reference does, since a comparison of two
+ * keys sharing a prefix of 10^6 units would otherwise read all of it
+ * (`toolgate bench --family long_keys`: 500 ms a call at 10^6 before).
+ * Ties keep their order (the sort is stable).
+ */
+const KEY_COMPARE_UNITS = 2 * (MAX_STRING_CHARS + 1);
+const keyWindow = (key) => (key.length > KEY_COMPARE_UNITS ? key.slice(0, KEY_COMPARE_UNITS) : key);
+/** Kept entries `[key, value, window]` by their keys' windows. */
+const byKey = (a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
 
 /**
  * One serialization: a walk bounded by the budgets of CONTRACT.md, never by the
@@ -685,7 +697,7 @@ class BoundedWalk {
       if (!this.takeEntry()) break;
       const own = Reflect.getOwnPropertyDescriptor(object, key);
       if (own === undefined) throw new TypeError('Tool output property disappeared during inspection');
-      if (own.enumerable && !('get' in own)) kept.push([key, own.value]);
+      if (own.enumerable && !('get' in own)) kept.push([key, own.value, keyWindow(key)]);
     }
     if (this.out.truncated) return;
     kept.sort(byKey);

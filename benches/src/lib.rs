@@ -10,6 +10,7 @@
 //! The hostile arguments of the validation bench (`benches/validation.rs`)
 //! are in [`validation`].
 
+pub mod calls;
 pub mod heap_count;
 pub mod validation;
 pub mod workspace;

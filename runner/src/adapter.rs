@@ -5,7 +5,10 @@
 //! adapter does: every misbehaviour becomes a [`Ran`] of the case at hand.
 
 use crate::cases::RunCase;
-use crate::protocol::{self, CaseRequest, Hello, Message, ReplyBody, Request, PROTOCOL_VERSION};
+use crate::protocol::{
+    self, BenchReply, BenchReplyBody, BenchRequest, CaseRequest, Hello, Measured, Message,
+    ReplyBody, Request, BENCH_CAPABILITY, PROTOCOL_VERSION,
+};
 use crate::subject::{Attempt, Ran, Subject};
 use crate::Error;
 use serde_json::Value as Json;
@@ -410,13 +413,47 @@ impl Adapter {
         }
     }
 
-    fn exchange(&mut self, case: &RunCase) -> Ran {
-        if let Err(why) = self.ensure_running() {
-            return Ran::NotRun(why);
-        }
+    /// Sends the request `make(seq)` and waits up to `timeout` for one
+    /// reply line: the reply's JSON, or how the exchange failed (the
+    /// process killed when it can no longer be trusted).
+    fn round_trip(
+        &mut self,
+        make: impl FnOnce(u64) -> Request,
+        timeout: Duration,
+    ) -> Result<(u64, Json), Ran> {
+        self.ensure_running().map_err(Ran::NotRun)?;
         self.seq += 1;
         let seq = self.seq;
-        let request = Request::Run {
+        let line = protocol::request_line(&make(seq)).map_err(Ran::Error)?;
+        if self.write_line(&line).is_err() {
+            return Err(Ran::Crash(self.reap()));
+        }
+        let deadline = Instant::now() + timeout;
+        match self.next_line(deadline) {
+            Reply::Value(v) => Ok((seq, v)),
+            Reply::Garbage(m) => {
+                self.kill();
+                Err(Ran::Error(m))
+            }
+            Reply::Timeout => {
+                self.kill();
+                Err(Ran::Timeout(timeout))
+            }
+            Reply::Interrupted => {
+                self.kill();
+                Err(Ran::NotRun("not run: the run was interrupted".into()))
+            }
+            Reply::Closed(_) => Err(Ran::Crash(self.reap())),
+        }
+    }
+
+    fn exchange(&mut self, case: &RunCase) -> Ran {
+        // a case the contract lets run long (bash to its timeout) gets
+        // that long, whatever --timeout says
+        let needed = Duration::try_from_secs_f64(case.suite.case_seconds(&case.scenario))
+            .unwrap_or_default();
+        let timeout = self.options.timeout.max(needed);
+        let request = |seq| Request::Run {
             seq,
             case: Box::new(CaseRequest {
                 id: case.id.clone(),
@@ -425,34 +462,9 @@ impl Adapter {
                 needs: case.suite.capabilities(&case.scenario),
             }),
         };
-        let line = match protocol::request_line(&request) {
-            Ok(line) => line,
-            Err(e) => return Ran::Error(e),
-        };
-        if self.write_line(&line).is_err() {
-            return Ran::Crash(self.reap());
-        }
-        // a case the contract lets run long (bash to its timeout) gets
-        // that long, whatever --timeout says
-        let needed = Duration::try_from_secs_f64(case.suite.case_seconds(&case.scenario))
-            .unwrap_or_default();
-        let timeout = self.options.timeout.max(needed);
-        let deadline = Instant::now() + timeout;
-        let value = match self.next_line(deadline) {
-            Reply::Value(v) => v,
-            Reply::Garbage(m) => {
-                self.kill();
-                return Ran::Error(m);
-            }
-            Reply::Timeout => {
-                self.kill();
-                return Ran::Timeout(timeout);
-            }
-            Reply::Interrupted => {
-                self.kill();
-                return Ran::NotRun("not run: the run was interrupted".into());
-            }
-            Reply::Closed(_) => return Ran::Crash(self.reap()),
+        let (seq, value) = match self.round_trip(request, timeout) {
+            Ok(reply) => reply,
+            Err(ran) => return ran,
         };
         match read_reply(seq, value, case.suite) {
             Ok(ran) => ran,
@@ -463,6 +475,95 @@ impl Adapter {
             }
         }
     }
+}
+
+/// How a `bench` request went.
+#[derive(Debug, Clone)]
+pub enum BenchRan {
+    Measured(Measured),
+    Skipped(String),
+    /// The adapter answered `error`, broke the protocol, hung or died: a
+    /// [`Ran`] other than an observation, with its stderr.
+    Failed(Ran, String),
+}
+
+impl Adapter {
+    /// Whether the adapter announced `bench`.
+    pub fn times_calls(&self) -> bool {
+        self.hello
+            .capabilities
+            .iter()
+            .any(|c| c == BENCH_CAPABILITY)
+    }
+
+    /// Times one family at one size in the adapter's process, waiting at
+    /// most `timeout`.
+    pub fn bench(&mut self, bench: &BenchRequest, timeout: Duration) -> BenchRan {
+        let request = |seq| Request::Bench {
+            seq,
+            bench: bench.clone(),
+        };
+        let ran = match self.round_trip(request, timeout) {
+            Ok((seq, value)) => match read_bench_reply(seq, value) {
+                Ok(ran) => ran,
+                Err(violation) => {
+                    self.kill();
+                    BenchRan::Failed(Ran::Error(violation), String::new())
+                }
+            },
+            Err(ran) => BenchRan::Failed(ran, String::new()),
+        };
+        match ran {
+            BenchRan::Failed(ran, _) => BenchRan::Failed(ran, self.take_case_stderr()),
+            other => {
+                self.take_stderr_into_session();
+                other
+            }
+        }
+    }
+
+    /// Stops the process (a new one starts with the next request), so
+    /// that what one measurement left in memory does not weigh on the
+    /// next; not counted as a restart.
+    pub fn recycle(&mut self) {
+        if self.process.is_some() {
+            self.kill();
+            self.take_stderr_into_session();
+            match self.spawn() {
+                Ok(hello) if hello == self.hello => {}
+                Ok(_) => {
+                    self.kill();
+                    self.gave_up =
+                        Some("not run: the restarted adapter announced itself differently".into());
+                }
+                Err(e) => {
+                    self.gave_up = Some(format!("not run: restarting the adapter failed: {e}"))
+                }
+            }
+        }
+    }
+}
+
+/// A reply to `bench` number `seq`.
+fn read_bench_reply(seq: u64, value: Json) -> Result<BenchRan, String> {
+    protocol::validate(Message::BenchReply, &value)
+        .map_err(|e| format!("the bench reply does not match the protocol: {e}"))?;
+    let got = value.get("seq").and_then(Json::as_u64).unwrap_or(0);
+    if got != seq {
+        return Err(format!(
+            "a reply for seq {got} arrived while waiting for seq {seq}"
+        ));
+    }
+    let reply: BenchReply =
+        serde_json::from_value(value).map_err(|e| format!("the bench reply: {e}"))?;
+    Ok(match reply.body {
+        BenchReplyBody::Measured(m) => BenchRan::Measured(m),
+        BenchReplyBody::Skipped { reason } => BenchRan::Skipped(reason),
+        BenchReplyBody::Error { message } => BenchRan::Failed(
+            Ran::Error(format!("the adapter reported: {message}")),
+            String::new(),
+        ),
+    })
 }
 
 impl Subject for Adapter {

@@ -3,6 +3,7 @@
 //! the reference, and reports (`toolgate run`, `list`, `explain`).
 
 pub mod adapter;
+pub mod bench;
 pub mod cases;
 mod error;
 pub mod expectations;

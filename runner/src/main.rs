@@ -1,4 +1,4 @@
-//! The `toolgate` command: `run`, `list`, `explain`.
+//! The `toolgate` command: `run`, `matrix`, `bench`, `list`, `explain`.
 
 use clap::builder::PossibleValuesParser;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -7,7 +7,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 use toolgate_contract::suites::{self, SuiteDef};
 use toolgate_runner::run::{run, RunOptions};
-use toolgate_runner::{adapter, cases, explain, Error};
+use toolgate_runner::{adapter, bench, cases, explain, Error};
+
+// `toolgate bench` reads the reference's peak memory from this allocator;
+// it counts only while a measurement asks it to, on that thread
+#[global_allocator]
+static ALLOCATOR: toolgate_benches::heap_count::Counting = toolgate_benches::heap_count::Counting;
 
 /// Conformance gate for the tool-call boundary of LLM agent runtimes.
 #[derive(Parser)]
@@ -43,6 +48,16 @@ enum Command {
     /// Exit code: the worst of the runtimes' runs (1 when a runtime fails
     /// a case its baseline does not expect, or passes one it does).
     Matrix(MatrixArgs),
+    /// Time the hostile families (runner/BENCH.md) on the reference and on
+    /// each --impl adapter that announces `bench`, at growing sizes, and
+    /// write the verdicts (bounded or growing), report.json, report.md and
+    /// one SVG plot per family.
+    ///
+    /// Exit code 0 when every implementation was measured (a growing family
+    /// is a finding, not a failure); 1 when an implementation gave out or a
+    /// core implementation's result differs from the reference's; 2 on a
+    /// harness error.
+    Bench(BenchArgs),
     /// Say what a case does and what the reference observes.
     Explain {
         /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
@@ -80,6 +95,47 @@ struct MatrixArgs {
     /// runtimes mostly wait, and add noise to the time each case measures.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// An adapter command (repeatable), measured after the reference, e.g.
+    /// "node adapters/node/adapter.mjs" or a shim of matrix/runtimes.json.
+    #[arg(long = "impl", value_name = "COMMAND")]
+    implementations: Vec<String>,
+    /// Only this family (repeatable; default: all, see runner/BENCH.md).
+    #[arg(long = "family", value_name = "NAME")]
+    families: Vec<String>,
+    /// No size above this.
+    #[arg(long, value_name = "N")]
+    max_size: Option<u64>,
+    /// Milliseconds of warm-up calls before the samples.
+    #[arg(long, value_name = "MS", default_value_t = 300)]
+    warmup_ms: u64,
+    /// Milliseconds the samples take in all (about).
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    measure_ms: u64,
+    /// Samples per size (at least 5; fewer when calls are slow).
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    samples: u32,
+    /// A family stops at the first size whose first call takes longer.
+    #[arg(long, value_name = "MS", default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..))]
+    time_cap_ms: u64,
+    /// A family stops once a call's peak memory grew by more (MiB).
+    #[arg(long, value_name = "MIB", default_value_t = 1_024)]
+    memory_cap_mib: u64,
+    /// Seconds an adapter may take to build a family's value at one size.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    build_timeout: f64,
+    /// Seconds the adapter may take to answer `start`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    start_timeout: f64,
+    /// Where report.json, report.md and the plots are written.
+    #[arg(long, value_name = "DIR", default_value = "toolgate-bench")]
+    out: PathBuf,
+    /// No line per measured size on stderr.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -258,6 +314,40 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 matrix.duration_secs
             );
             Ok(exit as u8)
+        }
+        Command::Bench(args) => {
+            let options = bench::BenchOptions {
+                implementations: args.implementations,
+                families: args.families,
+                max_size: args.max_size,
+                plan: toolgate_runner::protocol::BenchPlan {
+                    warmup_ms: args.warmup_ms,
+                    measure_ms: args.measure_ms,
+                    samples: args.samples,
+                    cap_ms: args.time_cap_ms,
+                },
+                memory_cap: args.memory_cap_mib.saturating_mul(1 << 20),
+                build_timeout: seconds("--build-timeout", args.build_timeout)?,
+                start_timeout: seconds("--start-timeout", args.start_timeout)?,
+            };
+            let quiet = args.quiet;
+            let report = bench::run_bench(&options, &mut |label, family, point| {
+                if !quiet {
+                    eprintln!(
+                        "{label}: {family} {}: {}",
+                        point.size,
+                        bench::report::point_cell(point)
+                    );
+                }
+            })?;
+            let written = bench::report::write_all(&report, &args.out)?;
+            print!("{}", bench::report::terminal(&report));
+            eprintln!(
+                "wrote {} files to {} (report.json, report.md, one plot per family)",
+                written.len(),
+                args.out.display()
+            );
+            Ok(bench::exit_code(&report))
         }
         Command::List {
             what,

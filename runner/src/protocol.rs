@@ -21,10 +21,113 @@ const PROTOCOL_SCHEMA: &str = include_str!("../schema/protocol.schema.json");
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Request {
-    Start { protocol: u64 },
-    Run { seq: u64, case: Box<CaseRequest> },
+    Start {
+        protocol: u64,
+    },
+    Run {
+        seq: u64,
+        case: Box<CaseRequest>,
+    },
+    /// Time one family of `toolgate bench` at one size, in the adapter's
+    /// own process (runner/BENCH.md); only sent to an adapter announcing
+    /// the capability [`BENCH_CAPABILITY`].
+    Bench {
+        seq: u64,
+        bench: BenchRequest,
+    },
     Stop,
 }
+
+/// The capability an adapter announces when it answers `bench` requests.
+pub const BENCH_CAPABILITY: &str = "bench";
+
+/// What a `bench` request asks for: build the family's value at `size`
+/// (not timed), then time calls as [`BenchPlan`] says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BenchRequest {
+    pub family: String,
+    pub size: u64,
+    #[serde(flatten)]
+    pub plan: BenchPlan,
+}
+
+/// How a measurement is taken, as criterion takes a flat-sampled one:
+/// one first call; when it took longer than `cap_ms`, nothing more (the
+/// family stops there). Else calls until `warmup_ms` have passed, which
+/// estimate a call's time; then `samples` samples (at least 5, fewer when
+/// a call is so slow that `samples` would take more than twice
+/// `measure_ms`), each of the same number of calls, chosen so that the
+/// samples take about `measure_ms` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BenchPlan {
+    pub warmup_ms: u64,
+    pub measure_ms: u64,
+    pub samples: u32,
+    pub cap_ms: u64,
+}
+
+/// One sample: `iterations` calls (or batches) that took `nanos` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchSample {
+    pub iterations: u64,
+    pub nanos: u64,
+}
+
+/// The adapter's answer to `bench`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchReply {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: BenchReplyBody,
+}
+
+/// What a `bench` reply carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BenchReplyBody {
+    Measured(Measured),
+    /// The adapter cannot build or run this family.
+    Skipped {
+        reason: String,
+    },
+    Error {
+        message: String,
+    },
+}
+
+/// A measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Measured {
+    /// Building the value and the calls (not part of the samples).
+    pub build_nanos: u64,
+    /// The first call, alone.
+    pub first_nanos: u64,
+    /// Empty when the first call exceeded the cap.
+    pub samples: Vec<BenchSample>,
+    /// Growth of peak memory while the calls ran, over what was in use
+    /// once the value was built; `memory` says what was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_bytes: Option<u64>,
+    /// `heap`: bytes allocated (the reference's counting allocator);
+    /// `rss`: the process's peak resident set (`maxRSS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// The first call's result text (the core contract's `content`, or a
+    /// runtime's delivered result as JSON), when it is at most
+    /// [`OUTPUT_ECHO`] UTF-16 units long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// That text's length in UTF-16 units, whatever it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_length: Option<u64>,
+}
+
+/// The longest result text a `bench` reply echoes.
+pub const OUTPUT_ECHO: u64 = 16_384;
 
 /// The case of a `run` request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,12 +204,14 @@ pub enum Message {
     Request,
     StartReply,
     RunReply,
+    BenchReply,
 }
 
 struct Validators {
     request: jsonschema::Validator,
     start_reply: jsonschema::Validator,
     run_reply: jsonschema::Validator,
+    bench_reply: jsonschema::Validator,
 }
 
 fn validators() -> &'static Validators {
@@ -130,6 +235,7 @@ fn validators() -> &'static Validators {
             request: def("request"),
             start_reply: def("startReply"),
             run_reply: def("runReply"),
+            bench_reply: def("benchReply"),
         }
     })
 }
@@ -198,6 +304,7 @@ pub fn validate(message: Message, value: &Json) -> Result<(), String> {
         Message::Request => &v.request,
         Message::StartReply => &v.start_reply,
         Message::RunReply => &v.run_reply,
+        Message::BenchReply => &v.bench_reply,
     };
     schema_errors(validator, value)
 }
@@ -233,6 +340,13 @@ pub fn serve(
             Ok(Request::Run { seq, case }) => serde_json::to_string(&RunReply {
                 seq,
                 body: answer(&case),
+            })?,
+            // an adapter served here does not announce `bench`
+            Ok(Request::Bench { seq, .. }) => serde_json::to_string(&BenchReply {
+                seq,
+                body: BenchReplyBody::Error {
+                    message: "this adapter does not time calls".into(),
+                },
             })?,
             Ok(Request::Stop) => return Ok(()),
             Err(e) => {

@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { protocolAdapter } from '../protocol.mjs';
+import { benchReply } from '../bench.mjs';
 import { notApplicable, observeCase } from './observe.mjs';
 
 const adapter = protocolAdapter({
@@ -64,8 +65,50 @@ function identity() {
   return id;
 }
 
+/**
+ * `toolgate bench` (runner/BENCH.md) on the runtime: each timed run is one
+ * `runTurn` with one tool "bench" (schema `{type: "object"}`) that returns
+ * the family's value, or the family's calls in one model turn; the first
+ * result's `delivered` as JSON is the text echoed. A shim whose tools run
+ * in a process started per turn says so in `notTimed` (SHIM.md).
+ */
+function prepareBench(input) {
+  if (typeof shim.notTimed === 'string') return `not timed: ${shim.notTimed}`;
+  const calls = input.kind === 'output' ? [{ id: 'call-1', arguments: {} }] : input.calls;
+  if (calls.length > 1 && shim.notApplicable?.parallel !== undefined) {
+    return `several calls in one turn: ${shim.notApplicable.parallel}`;
+  }
+  const value = input.kind === 'output' ? input.value : 'ok';
+  const tools = [
+    {
+      name: 'bench',
+      description: 'a benchmark tool',
+      inputSchema: { type: 'object' },
+      check: undefined,
+      execute: () => value,
+      index: 0,
+      onEvent: () => {},
+    },
+  ];
+  const turn = calls.map((c) => ({ id: c.id, name: 'bench', arguments: c.arguments }));
+  return {
+    run: async () => {
+      const outcome = await shim.runTurn({ tools, calls: turn, signal: new AbortController().signal });
+      if (outcome?.registrationError !== undefined) {
+        throw new Error(`the runtime refused the bench tool: ${outcome.registrationError.message}`);
+      }
+      return outcome;
+    },
+    text: (outcome) => {
+      const delivered = outcome?.results?.[0]?.delivered;
+      return delivered === undefined ? undefined : JSON.stringify(delivered);
+    },
+  };
+}
+
 await adapter.serve({
-  hello: () => ({ implementation: identity(), suites: ['boundary'], capabilities: [] }),
+  hello: () => ({ implementation: identity(), suites: ['boundary'], capabilities: ['bench'] }),
+  bench: (request) => benchReply(request, { prepare: prepareBench }),
   loadFailure,
   // the stack: a failure here is the adapter's or the shim's, to be found
   failure: (error) => String(error?.stack ?? error),

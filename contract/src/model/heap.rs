@@ -333,6 +333,13 @@ pub struct Heap {
 }
 
 impl Heap {
+    /// The heap as a builder again, to add nodes that refer to it (a tool
+    /// definition and calls around a built output, in the benchmarks); its
+    /// ids stay what they were.
+    pub fn into_builder(self) -> HeapBuilder {
+        HeapBuilder { nodes: self.nodes }
+    }
+
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.nodes.get(id.0 as usize)
     }

@@ -13,7 +13,7 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use toolgate_contract::scenario::{observe, Observation, Scenario};
-use toolgate_runner::protocol::{ReplyBody, Request, RunReply};
+use toolgate_runner::protocol::{BenchReply, BenchReplyBody, ReplyBody, Request, RunReply};
 use toolgate_runner::subject::reference_hello;
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
@@ -104,6 +104,15 @@ fn main() {
                 send(hello.to_string());
             }
             Request::Stop => return,
+            Request::Bench { seq, .. } => send(
+                serde_json::to_string(&BenchReply {
+                    seq,
+                    body: BenchReplyBody::Error {
+                        message: "this adapter does not time calls".into(),
+                    },
+                })
+                .expect("reply"),
+            ),
             Request::Run { seq, case } => {
                 // every suite of the corpus is written in the core vocabulary
                 let observed = serde_json::from_value::<Scenario>(case.scenario.clone())

@@ -30,6 +30,11 @@ export const runtime = {
 
 export const notApplicable = {};
 
+// `toolgate bench` times a turn in this process; here every turn starts a
+// server process whose tools rebuild their value from the case's JSON, so
+// a turn's time would be mostly that (SHIM.md, "Timing").
+export const notTimed = 'each turn starts the server process, which builds the tool output itself';
+
 /**
  * The client's request timeout (RequestOptions.timeout), in milliseconds.
  * The SDK's default is 60 000 (DEFAULT_REQUEST_TIMEOUT_MSEC,
