@@ -16,7 +16,7 @@ mod common;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
-use toolgate_runner::bench::growth::Growth;
+use toolgate_runner::bench::growth::{self, Growth};
 use toolgate_runner::bench::{
     self, measure_implementation, report, AdapterBencher, BenchOptions, BenchReport, FamilyResult,
     PointStatus,
@@ -24,6 +24,14 @@ use toolgate_runner::bench::{
 use toolgate_runner::protocol::BenchPlan;
 
 const FAMILIES: [&str; 3] = ["wide_array", "string_ascii", "long_keys"];
+
+/// The tests of this file time calls: one at a time, so that they do not
+/// measure each other.
+static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timing() -> std::sync::MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn options(implementations: Vec<String>, families: &[&str]) -> BenchOptions {
     BenchOptions {
@@ -79,6 +87,7 @@ fn the_reference_and_the_javascript_implementation_agree_and_stay_bounded() {
     if !common::node_available() {
         return;
     }
+    let _one_at_a_time = timing();
     let o = options(vec![node_adapter(None)], &FAMILIES);
     let report = bench::run_bench(&o, &mut |_, _, _| {}).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -103,29 +112,32 @@ fn the_reference_and_the_javascript_implementation_agree_and_stay_bounded() {
                 .collect();
             assert_eq!(measured, sizes, "{name} on {implementation}");
         }
-        // the reference's work saturates: flat from there
-        let reference = family(&report, 0, name);
-        assert_eq!(
-            reference.verdict.fit.growth,
-            Growth::Flat,
-            "{name}: {reference:?}"
-        );
-        // the JavaScript implementation: the same text at every size, and
-        // not growing with the size (a JIT's noise may leave it short of
-        // flat, never near linear)
+        // neither grows like the size from where the work saturates: flat
+        // on a quiet machine, but a busy one (CI runs test binaries beside
+        // builds) may move a median by half, a slope of 0.2 over one
+        // decade, and V8's strings add their own steps (the JavaScript
+        // long_keys doubles from 10^4 to 10^5 units, then stays); the
+        // unbounded mutants below are linear (0.9 and more)
+        for (implementation, who) in [(0, "the reference"), (1, "the JavaScript implementation")] {
+            let fit = family(&report, implementation, name).verdict.fit;
+            assert!(
+                fit.slope.unwrap() < growth::LINEAR,
+                "{name} grows on {who}: {fit:?}"
+            );
+            assert_ne!(fit.growth, Growth::Unknown);
+        }
+        // the JavaScript implementation's text is the reference's at every size
         let js = family(&report, 1, name);
+        let matches: Vec<Option<bool>> = js
+            .points
+            .iter()
+            .map(|p| p.output_matches_reference)
+            .collect();
         assert!(
-            js.points
-                .iter()
-                .all(|p| p.output_matches_reference == Some(true)),
-            "{name}: {js:?}"
+            matches.iter().all(|m| *m == Some(true)),
+            "{name}: {matches:?}"
         );
         assert!(!js.verdict.output_differs);
-        assert!(
-            js.verdict.fit.slope.unwrap() < 0.3,
-            "{name} grows on the JavaScript implementation: {:?}",
-            js.verdict.fit
-        );
         assert!(js.verdict.vs_reference.is_some() && js.verdict.vs_baseline.is_some());
     }
     assert_eq!(bench::exit_code(&report), 0);
@@ -165,10 +177,11 @@ struct Mutant {
 }
 
 #[test]
-fn every_unbounded_mutant_is_reported_growing() {
+fn every_unbounded_mutant_is_reported_growing_linearly() {
     if !common::node_available() {
         return;
     }
+    let _one_at_a_time = timing();
     let dir = common::node_dir();
     let source = std::fs::read_to_string(dir.join("toolgate-core.mjs")).unwrap();
     let mutants: Vec<Mutant> =
@@ -192,7 +205,7 @@ fn every_unbounded_mutant_is_reported_growing() {
         let chosen = bench::chosen_families(&o.families).unwrap();
         let result = measure_implementation(&mut bencher, &chosen, &o, &mut |_, _| {});
         for f in &result.families {
-            if f.verdict.fit.growth.bounded() != Some(false) {
+            if !matches!(f.verdict.fit.growth, Growth::Linear | Growth::Worse) {
                 problems.push(format!(
                     "{}: {} reported {:?}",
                     m.name, f.family, f.verdict.fit
@@ -223,6 +236,7 @@ fn an_adapter_that_does_not_time_calls_is_refused_with_a_clear_error() {
 
 #[test]
 fn the_schema_refuses_a_report_without_its_verdicts() {
+    let _one_at_a_time = timing();
     let o = BenchOptions {
         max_size: Some(100),
         ..options(vec![], &["wide_object"])
@@ -235,4 +249,101 @@ fn the_schema_refuses_a_report_without_its_verdicts() {
         .unwrap()
         .remove("verdict");
     assert!(report::validate(&json).unwrap_err().contains("verdict"));
+}
+
+#[test]
+fn every_family_is_built_alike_in_javascript() {
+    if !common::node_available() {
+        return;
+    }
+    let _one_at_a_time = timing();
+    // the smallest size of every family, each call's result text compared
+    // with the reference's: a builder of bench.mjs that drifts from
+    // benches/src/calls.rs shows here
+    let mut o = options(vec![node_adapter(None)], &[]);
+    o.max_size = Some(100);
+    o.plan = BenchPlan {
+        warmup_ms: 0,
+        measure_ms: 1,
+        samples: 1,
+        cap_ms: 10_000,
+    };
+    let report = bench::run_bench(&o, &mut |_, _, _| {}).unwrap();
+    let js = &report.implementations[1];
+    assert_eq!(
+        js.families.len(),
+        toolgate_benches::calls::catalogue().len()
+    );
+    for f in &js.families {
+        assert!(!f.points.is_empty(), "{}", f.family);
+        for p in &f.points {
+            assert_eq!(p.status, PointStatus::Measured, "{} {}", f.family, p.size);
+            assert_eq!(
+                p.output_matches_reference,
+                Some(true),
+                "{} {}",
+                f.family,
+                p.size
+            );
+        }
+    }
+}
+
+fn shim(runtime: &str) -> String {
+    format!(
+        "node {} --runtime {}",
+        shell_words::quote(
+            &common::node_dir()
+                .join("boundary/adapter.mjs")
+                .display()
+                .to_string()
+        ),
+        shell_words::quote(
+            &common::node_dir()
+                .join("runtimes")
+                .join(runtime)
+                .display()
+                .to_string()
+        )
+    )
+}
+
+#[test]
+fn a_runtime_is_timed_through_its_shim_and_a_shim_that_cannot_be_says_why() {
+    if !common::node_available() {
+        return;
+    }
+    let _one_at_a_time = timing();
+    let mut o = options(vec![], &["wide_object", "many_calls"]);
+    o.max_size = Some(1_000);
+    let chosen = bench::chosen_families(&o.families).unwrap();
+    // toolgate-wall, the boundary suite's own executor (npm ci'd by .ci/run)
+    let mut wall = AdapterBencher::start(&shim("toolgate-wall"), &o).unwrap();
+    let result = measure_implementation(&mut wall, &chosen, &o, &mut |_, _| {});
+    assert!(result.failure.is_none(), "{:?}", result.failure);
+    for f in &result.families {
+        assert!(
+            f.points
+                .iter()
+                .all(|p| p.status == PointStatus::Measured && p.output_length.is_some()),
+            "{}: {:?}",
+            f.family,
+            f.points
+        );
+    }
+    // the MCP shim over stdio starts a server per turn: not timed, and
+    // every family says so
+    let mut stdio = AdapterBencher::start(&shim("mcp-sdk-stdio"), &o).unwrap();
+    let result = measure_implementation(&mut stdio, &chosen, &o, &mut |_, _| {});
+    for f in &result.families {
+        assert!(
+            f.points.iter().all(|p| p.status == PointStatus::Skipped
+                && p.message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("not timed"))),
+            "{}: {:?}",
+            f.family,
+            f.points
+        );
+    }
 }

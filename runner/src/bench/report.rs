@@ -144,6 +144,15 @@ pub fn terminal(report: &BenchReport) -> String {
             if f.verdict.output_differs {
                 let _ = writeln!(out, "      output differs from the reference's");
             }
+            if let Some(skip) = f.points.iter().find(|p| p.status == PointStatus::Skipped) {
+                let why = skip.message.as_deref().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "      skipped from {}: {}",
+                    skip.size,
+                    why.lines().next().unwrap_or_default()
+                );
+            }
         }
         if let Some(why) = &i.failure {
             let _ = writeln!(out, "  gave up: {why}");
@@ -199,6 +208,11 @@ pub fn markdown(report: &BenchReport) -> String {
                     .find(|g| g.family == f.family)
                     .map_or("-".to_string(), |g| {
                         let largest = g.points.iter().rev().find(|p| p.stats.is_some());
+                        let skipped = g.points.iter().find(|p| p.status == PointStatus::Skipped);
+                        if let (None, Some(skip)) = (largest, skipped) {
+                            let why = skip.message.as_deref().unwrap_or_default();
+                            return format!("skipped: {}", why.lines().next().unwrap_or_default());
+                        }
                         let mut cell = format!(
                             "**{}**{}",
                             g.verdict.fit.growth.name(),
