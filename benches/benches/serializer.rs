@@ -4,7 +4,10 @@
 //!
 //! `cargo bench -p toolgate-benches`, then
 //! `cargo run --release -p toolgate-benches --bin bench-table` for the table.
-//! Criterion ids: `baseline/<name>` and `serializer/<family>/<size>`.
+//! Criterion ids: `baseline/<name>`, `serializer/<family>/<size>`, and for
+//! the long-key families `read_floor/<family>/<size>`: the time to read once
+//! what any exact serializer must read of the same input (see
+//! `toolgate_benches::ReadFloor`).
 //! `TOOLGATE_BENCH_FAMILIES=a,b` limits the run to some families.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -34,9 +37,7 @@ fn baselines(c: &mut Criterion) {
 }
 
 fn serializer(c: &mut Criterion) {
-    let only: Option<Vec<String>> = std::env::var("TOOLGATE_BENCH_FAMILIES")
-        .ok()
-        .map(|v| v.split(',').map(str::to_string).collect());
+    let only = only_families();
     let mut group = c.benchmark_group("serializer");
     for family in families() {
         if only
@@ -60,6 +61,40 @@ fn serializer(c: &mut Criterion) {
     group.finish();
 }
 
+/// The read floor of each long-key family at each of its sizes: one scan of
+/// every key's first 4097 code points (`ReadFloor::scan`), what any exact
+/// serializer must read of that input.
+fn read_floor(c: &mut Criterion) {
+    let only = only_families();
+    let mut group = c.benchmark_group("read_floor");
+    for family in families() {
+        let Some(floor) = family.floor else {
+            continue;
+        };
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.iter().any(|n| n == family.name))
+        {
+            continue;
+        }
+        for &size in family.sizes {
+            let keys = (floor.build)(size);
+            group.throughput(Throughput::Bytes(keys.bytes_read() as u64));
+            group.bench_with_input(BenchmarkId::new(family.name, size), &keys, |b, k| {
+                b.iter(|| k.scan())
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The families named by `TOOLGATE_BENCH_FAMILIES`, if it is set.
+fn only_families() -> Option<Vec<String>> {
+    std::env::var("TOOLGATE_BENCH_FAMILIES")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect())
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -71,6 +106,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = baselines, serializer
+    targets = baselines, serializer, read_floor
 }
 criterion_main!(benches);

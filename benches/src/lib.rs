@@ -17,6 +17,7 @@ pub mod workspace;
 
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::hint::black_box;
 use toolgate_contract::bigint::BigIntValue;
 use toolgate_contract::model::{
     ArrayNode, Heap, HeapBuilder, Node, ObjectNode, Property, Proto, Runtime, Trace, Value,
@@ -110,6 +111,115 @@ pub struct Family {
     pub build: fn(u64) -> Input,
     /// One line on why this shape.
     pub about: &'static str,
+    /// The long-key families' read floor, measured next to them.
+    pub floor: Option<Floor>,
+}
+
+/// The read floor of a family: what any exact serializer must read of the
+/// family's input at a size, and the size from which the family's work no
+/// longer grows (its flatness is measured from there).
+pub struct Floor {
+    pub build: fn(u64) -> ReadFloor,
+    /// The first size of the family whose keys reach the comparison window
+    /// ([`KEY_WINDOW`] code points) where they start to differ, so that every
+    /// larger size reads as much (checked by a test below). Before it, the
+    /// work grows with the size because the keys are shorter than the window.
+    pub saturates_from: u64,
+}
+
+/// Code points of a key that decide its place among the others: two keys
+/// equal over this many both exhaust the string budget (4096 code points)
+/// when written, so their order cannot change the output, and no exact
+/// serializer need read further to sort them.
+pub const KEY_WINDOW: usize = toolgate_contract::constants::MAX_STRING_CHARS + 1;
+
+/// The keys of a long-key input, each with the number of its own units
+/// (UTF-16 code units, or UTF-8 bytes) that hold its first [`KEY_WINDOW`]
+/// code points: the part of every key an exact serializer must read to
+/// sort them, since keys agreeing over `d` code points are told apart only
+/// after `d` of them are read. The keys are the same kind of strings the
+/// family builds (model `JsString`s, or the `String`s of a `serde_json` map)
+/// and the window ends are found when the floor is built, not when it is
+/// measured.
+pub enum ReadFloor {
+    Utf16(Vec<(JsString, usize)>),
+    Utf8(Vec<(String, usize)>),
+}
+
+impl ReadFloor {
+    fn utf16(keys: impl IntoIterator<Item = Vec<u16>>) -> ReadFloor {
+        ReadFloor::Utf16(
+            keys.into_iter()
+                .map(|units| {
+                    let end = char::decode_utf16(units.iter().copied())
+                        .take(KEY_WINDOW)
+                        .map(|c| c.map_or(1, char::len_utf16))
+                        .sum();
+                    (JsString::from_units(units), end)
+                })
+                .collect(),
+        )
+    }
+
+    fn utf8(keys: impl IntoIterator<Item = String>) -> ReadFloor {
+        ReadFloor::Utf8(
+            keys.into_iter()
+                .map(|key| {
+                    let end = key.chars().take(KEY_WINDOW).map(char::len_utf8).sum();
+                    (key, end)
+                })
+                .collect(),
+        )
+    }
+
+    /// Reads each key's window once (a sum of its units or bytes, so that no
+    /// read can be left out) and returns the sum: what the `read_floor`
+    /// benchmarks measure.
+    pub fn scan(&self) -> u64 {
+        // per key in u32 lanes (4097 units of at most 0xFFFF fit), which
+        // vectorize; each key's slice passes through `black_box` so that the
+        // reads are not hoisted out of the measured loop
+        let mut total = 0u64;
+        match self {
+            ReadFloor::Utf16(keys) => {
+                for (key, end) in keys {
+                    let units = black_box(key.units());
+                    let window = units.get(..*end).unwrap_or(units);
+                    let sum = window
+                        .iter()
+                        .fold(0u32, |s, &u| s.wrapping_add(u32::from(u)));
+                    total = total.wrapping_add(u64::from(sum));
+                }
+            }
+            ReadFloor::Utf8(keys) => {
+                for (key, end) in keys {
+                    let bytes = black_box(key.as_bytes());
+                    let window = bytes.get(..*end).unwrap_or(bytes);
+                    let sum = window
+                        .iter()
+                        .fold(0u32, |s, &b| s.wrapping_add(u32::from(b)));
+                    total = total.wrapping_add(u64::from(sum));
+                }
+            }
+        }
+        black_box(total)
+    }
+
+    /// Own units read by [`scan`](Self::scan), over all keys.
+    pub fn units_read(&self) -> usize {
+        match self {
+            ReadFloor::Utf16(keys) => keys.iter().map(|(_, end)| end).sum(),
+            ReadFloor::Utf8(keys) => keys.iter().map(|(_, end)| end).sum(),
+        }
+    }
+
+    /// Bytes read by [`scan`](Self::scan), over all keys.
+    pub fn bytes_read(&self) -> usize {
+        match self {
+            ReadFloor::Utf16(_) => 2 * self.units_read(),
+            ReadFloor::Utf8(_) => self.units_read(),
+        }
+    }
 }
 
 const POWERS_6: &[u64] = &[100, 1_000, 10_000, 100_000, 1_000_000];
@@ -124,6 +234,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_6,
             build: wide_object,
             about: "{k0: 0, k1: 1, ...}: the entry budget stops the key walk",
+            floor: None,
         },
         Family {
             name: "wide_array",
@@ -131,6 +242,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_6,
             build: wide_array,
             about: "[0, 1, 2, ...]: the node budget stops at the 129th value",
+            floor: None,
         },
         Family {
             name: "sparse_array",
@@ -138,6 +250,7 @@ pub fn families() -> Vec<Family> {
             sizes: &[100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 4_294_967_295],
             build: sparse_array,
             about: "length n, three slots: holes are \"[Empty]\", 256 slots read",
+            floor: None,
         },
         Family {
             name: "deep_nest",
@@ -145,6 +258,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_6,
             build: deep_nest,
             about: "[[[...]]]: the depth budget stops at 33",
+            floor: None,
         },
         Family {
             name: "cyclic",
@@ -152,6 +266,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_6,
             build: cyclic,
             about: "ring of objects {a: self, b: root, c: prev, d: next}: three \"[Circular]\" per level",
+            floor: None,
         },
         Family {
             name: "shared_paths",
@@ -159,6 +274,7 @@ pub fn families() -> Vec<Family> {
             sizes: &[7, 10, 14, 17, 20, 24, 32],
             build: shared_paths,
             about: "level i is {a: level i+1, b: level i+1}: 2^n paths through n+1 nodes",
+            floor: None,
         },
         Family {
             name: "string_ascii",
@@ -166,6 +282,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_7,
             build: string_ascii,
             about: "printable ASCII: the string budget stops at 4096 characters",
+            floor: None,
         },
         Family {
             name: "string_escapes",
@@ -173,6 +290,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_7,
             build: string_escapes,
             about: "U+0000..U+001F: six code points written per character read",
+            floor: None,
         },
         Family {
             name: "string_surrogates",
@@ -180,6 +298,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_7,
             build: string_surrogates,
             about: "a surrogate pair then a lone high surrogate, repeated",
+            floor: None,
         },
         Family {
             name: "bigint",
@@ -187,6 +306,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_7,
             build: bigint,
             about: "2^n: written below 2^4096, truncated without conversion above",
+            floor: None,
         },
         Family {
             name: "long_keys",
@@ -194,6 +314,10 @@ pub fn families() -> Vec<Family> {
             sizes: &[100, 1_000, 8_190, 10_000, 100_000, 1_000_000],
             build: long_keys,
             about: "256 keys (shuffled) sharing an n-unit prefix, told apart by their last 4 units",
+            floor: Some(Floor {
+                build: long_keys_floor,
+                saturates_from: 8_190,
+            }),
         },
         Family {
             name: "json_wide_object",
@@ -201,6 +325,7 @@ pub fn families() -> Vec<Family> {
             sizes: POWERS_6,
             build: json_wide_object,
             about: "serde_json: {k0: 0, k1: 1, ...}",
+            floor: None,
         },
         Family {
             name: "json_long_keys",
@@ -208,6 +333,10 @@ pub fn families() -> Vec<Family> {
             sizes: &[100, 1_000, 8_190, 10_000, 100_000, 1_000_000],
             build: json_long_keys,
             about: "serde_json: 256 keys sharing an n-unit prefix of 1-, 2-, 3- and 4-byte characters",
+            floor: Some(Floor {
+                build: json_long_keys_floor,
+                saturates_from: 8_190,
+            }),
         },
         Family {
             name: "worst_mix",
@@ -215,6 +344,10 @@ pub fn families() -> Vec<Family> {
             sizes: &[100, 1_000, 10_000, 100_000, 1_000_000],
             build: worst_mix,
             about: "[3 BigInts near 2^4095, {252 shuffled keys equal over 8190 units + 4 + n-unit tail}]",
+            floor: Some(Floor {
+                build: worst_mix_floor,
+                saturates_from: 100,
+            }),
         },
     ]
 }
@@ -381,17 +514,24 @@ fn long_key_units(prefix: &[u16], tail: usize, count: usize, seed: u64) -> Vec<V
 /// `n`-unit prefix and told apart by their last four units, in shuffled
 /// order: each comparison of the sort reads up to its limit.
 pub fn long_keys(n: u64) -> Input {
-    let prefix = vec![u16::from(b'x'); to_usize(n)];
     let mut o = ObjectNode::new(Proto::ObjectPrototype);
-    for (i, units) in long_key_units(&prefix, 0, 256, 0x5EED)
-        .into_iter()
-        .enumerate()
-    {
+    for (i, units) in long_keys_units(n).into_iter().enumerate() {
         o.define(JsString::from_units(units), Property::data(i as f64));
     }
     let mut b = HeapBuilder::new();
     let root = b.alloc(Node::Object(o));
     Input::model(b, root)
+}
+
+/// The keys of [`long_keys`], in their order.
+fn long_keys_units(n: u64) -> Vec<Vec<u16>> {
+    let prefix = vec![u16::from(b'x'); to_usize(n)];
+    long_key_units(&prefix, 0, 256, 0x5EED)
+}
+
+/// The read floor of [`long_keys`]: each key's first 4097 units.
+pub fn long_keys_floor(n: u64) -> ReadFloor {
+    ReadFloor::utf16(long_keys_units(n))
 }
 
 /// `{k0: 0, k1: 1, ...}` as a `serde_json` value.
@@ -404,6 +544,16 @@ pub fn json_wide_object(n: u64) -> Input {
 /// 256 `serde_json` keys sharing a prefix of `n` UTF-16 units made of 1-,
 /// 2-, 3- and 4-byte characters, told apart by their last four.
 pub fn json_long_keys(n: u64) -> Input {
+    let map: serde_json::Map<String, serde_json::Value> = json_long_keys_text(n)
+        .into_iter()
+        .zip(shuffled(256, 0x5EED))
+        .map(|(key, i)| (key, json!(i)))
+        .collect();
+    Input::Json(serde_json::Value::Object(map))
+}
+
+/// The keys of [`json_long_keys`], in the order they are inserted.
+fn json_long_keys_text(n: u64) -> Vec<String> {
     let mut prefix = String::new();
     let mut units = 0;
     for c in ['a', 'é', '€', '😀'].into_iter().cycle() {
@@ -413,11 +563,16 @@ pub fn json_long_keys(n: u64) -> Input {
         prefix.push(c);
         units += c.len_utf16();
     }
-    let map: serde_json::Map<String, serde_json::Value> = shuffled(256, 0x5EED)
+    shuffled(256, 0x5EED)
         .into_iter()
-        .map(|i| (format!("{prefix}{i:04}"), json!(i)))
-        .collect();
-    Input::Json(serde_json::Value::Object(map))
+        .map(|i| format!("{prefix}{i:04}"))
+        .collect()
+}
+
+/// The read floor of [`json_long_keys`]: the bytes of each key's first 4097
+/// code points.
+pub fn json_long_keys_floor(n: u64) -> ReadFloor {
+    ReadFloor::utf8(json_long_keys_text(n))
 }
 
 /// The most work per budget: three BigInts just below 2^4095 (each a full
@@ -427,12 +582,8 @@ pub fn json_long_keys(n: u64) -> Input {
 /// sort reads its whole 8194-unit limit. The `n`-unit tail of each key is
 /// past the limit and never read.
 pub fn worst_mix(n: u64) -> Input {
-    let prefix = vec![u16::from(b'x'); 8190];
     let mut o = ObjectNode::new(Proto::ObjectPrototype);
-    for (i, units) in long_key_units(&prefix, to_usize(n), 252, 0xBAD)
-        .into_iter()
-        .enumerate()
-    {
+    for (i, units) in worst_mix_keys(n).into_iter().enumerate() {
         o.define(JsString::from_units(units), Property::data(i as f64));
     }
     let mut b = HeapBuilder::new();
@@ -447,6 +598,19 @@ pub fn worst_mix(n: u64) -> Input {
         Value::Ref(object),
     ]);
     Input::model(b, root)
+}
+
+/// The keys of [`worst_mix`]'s object, in their order.
+fn worst_mix_keys(n: u64) -> Vec<Vec<u16>> {
+    let prefix = vec![u16::from(b'x'); 8190];
+    long_key_units(&prefix, to_usize(n), 252, 0xBAD)
+}
+
+/// The read floor of [`worst_mix`]: each key's first 4097 units, all of
+/// them equal (the BigInts' conversions, which no serializer can skip
+/// either, are not part of it).
+pub fn worst_mix_floor(n: u64) -> ReadFloor {
+    ReadFloor::utf16(worst_mix_keys(n))
 }
 
 /// The plain value of the serde_json baseline: records whose JSON text is
@@ -474,6 +638,57 @@ mod tests {
     fn baseline_is_about_four_kib() {
         let len = serde_json::to_string(&baseline_value()).unwrap().len();
         assert!((3900..=4300).contains(&len), "{len} bytes");
+    }
+
+    #[test]
+    fn read_floors_saturate_where_their_families_say() {
+        for family in families() {
+            let Some(floor) = family.floor else {
+                continue;
+            };
+            // the floor reads less below the saturating size, as much above
+            // it (the largest sizes are left out: 256 keys of 10^6 units)
+            let read = |size| (floor.build)(size).units_read();
+            let sizes: Vec<u64> = family
+                .sizes
+                .iter()
+                .copied()
+                .filter(|&s| s <= 10_000)
+                .collect();
+            let at = read(floor.saturates_from);
+            for size in sizes {
+                if size < floor.saturates_from {
+                    assert!(read(size) < at, "{} {size}", family.name);
+                } else {
+                    assert_eq!(read(size), at, "{} {size}", family.name);
+                }
+            }
+            assert_eq!(at, (floor.build)(floor.saturates_from).units_read());
+        }
+        // the window, in code points: 4097 units of ASCII keys
+        assert_eq!(long_keys_floor(10_000).units_read(), 256 * KEY_WINDOW);
+        assert_eq!(worst_mix_floor(100).units_read(), 252 * KEY_WINDOW);
+        // a, é, €, 😀 repeated: 1 + 2 + 3 + 4 bytes per 4 code points
+        assert_eq!(
+            json_long_keys_floor(10_000).units_read(),
+            256 * (4096 / 4 * 10 + 1)
+        );
+    }
+
+    #[test]
+    fn read_floor_keys_are_the_family_keys() {
+        let Input::Json(serde_json::Value::Object(map)) = json_long_keys(100) else {
+            panic!("json_long_keys is a serde_json object");
+        };
+        let ReadFloor::Utf8(keys) = json_long_keys_floor(100) else {
+            panic!("json_long_keys_floor is UTF-8");
+        };
+        let mut floor: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        floor.sort_unstable();
+        let mut family: Vec<&str> = map.keys().map(String::as_str).collect();
+        family.sort_unstable();
+        assert_eq!(floor, family);
+        assert!(long_keys_floor(100).scan() > 0);
     }
 
     #[test]
