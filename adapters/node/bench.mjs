@@ -109,7 +109,10 @@ const OUTPUTS = {
     });
     return ids[0];
   },
-  shared_paths: (levels) => {
+  shared_paths: (paths) => {
+    // n paths: log2(n) levels
+    const levels = Math.log2(paths);
+    if (!Number.isInteger(levels)) throw new RangeError(`shared_paths: ${paths} paths is not a power of two`);
     let next = 'leaf';
     for (let i = 0; i < levels; i += 1) next = { a: next, b: next };
     return next;
@@ -211,16 +214,26 @@ export async function benchReply(request, { prepare }) {
   const buildNanos = elapsed(built);
   const rssBefore = peakRss();
   let firstResult;
+  let firstRejection;
   let called = false;
+  // a rejection (the implementation throws, the runtime's turn rejects) is
+  // an outcome like a result: timed all the same, and reported
   const taken = await measure(request, async () => {
-    const result = await run();
-    if (!called) {
-      called = true;
-      firstResult = result;
+    try {
+      const result = await run();
+      if (!called) firstResult = result;
+    } catch (error) {
+      if (!called) firstRejection = error;
     }
+    called = true;
   });
   const peakBytes = Math.max(0, peakRss() - rssBefore);
   const measured = { buildNanos, ...taken, peakBytes, memory: 'rss' };
+  if (firstRejection !== undefined) {
+    const why = firstRejection instanceof Error ? `${firstRejection.name}: ${firstRejection.message}` : String(firstRejection);
+    measured.rejected = why.slice(0, 2000);
+    return { measured };
+  }
   // the first result as text, made once and outside the samples
   const first = text(firstResult);
   if (typeof first === 'string') {

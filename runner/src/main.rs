@@ -53,10 +53,11 @@ enum Command {
     /// write the verdicts (bounded or growing), report.json, report.md and
     /// one SVG plot per family.
     ///
-    /// Exit code 0 when every implementation was measured (a growing family
-    /// is a finding, not a failure); 1 when an implementation gave out or a
-    /// core implementation's result differs from the reference's; 2 on a
-    /// harness error.
+    /// Exit code 0 when every implementation was measured as far as it went
+    /// (a growing family, or one stopped by a cap, a timeout or a crash, is a
+    /// finding, not a failure); 1 when an implementation gave out or a core
+    /// implementation's result differs from the reference's; 2 on a harness
+    /// error.
     Bench(BenchArgs),
     /// Say what a case does and what the reference observes.
     Explain {

@@ -124,6 +124,11 @@ pub struct Measured {
     /// That text's length in UTF-16 units, whatever it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_length: Option<u64>,
+    /// The first call rejected (threw, or its runtime's turn did) with
+    /// this error, `Name: message`: a rejection is an outcome like a
+    /// result, and the calls were timed all the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
 }
 
 /// The longest result text a `bench` reply echoes.

@@ -261,7 +261,8 @@ fn every_family_is_built_alike_in_javascript() {
     // with the reference's: a builder of bench.mjs that drifts from
     // benches/src/calls.rs shows here
     let mut o = options(vec![node_adapter(None)], &[]);
-    o.max_size = Some(100);
+    // every family's smallest size (shared_paths starts at 2^7 paths)
+    o.max_size = Some(128);
     o.plan = BenchPlan {
         warmup_ms: 0,
         measure_ms: 1,
@@ -331,6 +332,28 @@ fn a_runtime_is_timed_through_its_shim_and_a_shim_that_cannot_be_says_why() {
             f.points
         );
     }
+    // a runtime whose turn rejects is timed all the same, the rejection
+    // reported: ai 7.0.173 walks a deep result recursively
+    let mut deep = o.clone();
+    deep.families = vec!["deep_nest".into()];
+    deep.max_size = Some(10_000);
+    let chosen_deep = bench::chosen_families(&deep.families).unwrap();
+    let mut ai = AdapterBencher::start(&shim("ai-7"), &deep).unwrap();
+    let result = measure_implementation(&mut ai, &chosen_deep, &deep, &mut |_, _| {});
+    let points = &result.families[0].points;
+    let last = points.last().unwrap();
+    assert_eq!(
+        (last.size, &last.status),
+        (10_000, &PointStatus::Measured),
+        "{points:?}"
+    );
+    assert!(
+        last.rejected
+            .as_deref()
+            .is_some_and(|r| r.starts_with("RangeError")),
+        "{points:?}"
+    );
+    assert!(points[0].rejected.is_none() && points[0].output_length.is_some());
     // the MCP shim over stdio starts a server per turn: not timed, and
     // every family says so
     let mut stdio = AdapterBencher::start(&shim("mcp-sdk-stdio"), &o).unwrap();

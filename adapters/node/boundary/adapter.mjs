@@ -19,6 +19,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { protocolAdapter } from '../protocol.mjs';
 import { benchReply } from '../bench.mjs';
+import { encodeDelivered } from './encode-delivered.mjs';
 import { notApplicable, observeCase } from './observe.mjs';
 
 const adapter = protocolAdapter({
@@ -69,7 +70,8 @@ function identity() {
  * `toolgate bench` (runner/BENCH.md) on the runtime: each timed run is one
  * `runTurn` with one tool "bench" (schema `{type: "object"}`) that returns
  * the family's value, or the family's calls in one model turn; the first
- * result's `delivered` as JSON is the text echoed. A shim whose tools run
+ * result's `delivered`, encoded as observations encode it, is the text
+ * echoed. A shim whose tools run
  * in a process started per turn says so in `notTimed` (SHIM.md).
  */
 function prepareBench(input) {
@@ -99,9 +101,11 @@ function prepareBench(input) {
       }
       return outcome;
     },
+    // what the model receives may be the tool's live value (cycles,
+    // BigInts, 2^32 paths): encoded as the suite's observations encode it
     text: (outcome) => {
-      const delivered = outcome?.results?.[0]?.delivered;
-      return delivered === undefined ? undefined : JSON.stringify(delivered);
+      const first = outcome?.results?.[0];
+      return first === undefined ? undefined : JSON.stringify(encodeDelivered(first.delivered));
     },
   };
 }

@@ -64,7 +64,10 @@ pub enum PointStatus {
     OverMemoryCap,
     /// The implementation cannot build this family.
     Skipped,
-    /// An error, a timeout or a crash: the family stops here.
+    /// No reply within the request's deadline (the adapter is killed):
+    /// the family stops here.
+    TimedOut,
+    /// An error or a crash: the family stops here.
     Failed,
 }
 
@@ -96,6 +99,9 @@ pub struct Point {
     pub vs_reference: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The first call rejected with this error (timed all the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
     /// The first call's result text (kept for the comparison, not written).
     #[serde(skip)]
     pub output: Option<String>,
@@ -115,6 +121,7 @@ impl Point {
             output_matches_reference: None,
             vs_reference: None,
             message: Some(message),
+            rejected: None,
             output: None,
         }
     }
@@ -141,6 +148,7 @@ impl Point {
             output_matches_reference: None,
             vs_reference: None,
             message: None,
+            rejected: m.rejected,
             output: m.output,
         }
     }
@@ -276,6 +284,8 @@ pub trait Bencher {
 pub enum BenchOutcome {
     Measured(Measured),
     Skipped(String),
+    /// No reply in time: says how long was waited.
+    TimedOut(String),
 }
 
 /// An adapter as a [`Bencher`].
@@ -337,7 +347,12 @@ impl Bencher for AdapterBencher {
             BenchRan::Skipped(reason) => Ok(BenchOutcome::Skipped(reason)),
             BenchRan::Failed(ran, stderr) => {
                 let mut message = match ran {
-                    Ran::Timeout(d) => format!("no reply within {:.0} s", d.as_secs_f64()),
+                    Ran::Timeout(d) => {
+                        return Ok(BenchOutcome::TimedOut(format!(
+                            "no reply within {:.0} s",
+                            d.as_secs_f64()
+                        )))
+                    }
                     Ran::Crash(m) | Ran::Error(m) | Ran::Skipped(m) | Ran::NotApplicable(m) => m,
                     Ran::NotRun(m) => {
                         self.gave_up = Some(m.clone());
@@ -399,6 +414,7 @@ fn point_of(outcome: Result<BenchOutcome, String>, size: u64, memory_cap: u64) -
     match outcome {
         Ok(BenchOutcome::Measured(m)) => Point::of(size, m, memory_cap),
         Ok(BenchOutcome::Skipped(reason)) => Point::stopped(size, PointStatus::Skipped, reason),
+        Ok(BenchOutcome::TimedOut(message)) => Point::stopped(size, PointStatus::TimedOut, message),
         Err(message) => Point::stopped(size, PointStatus::Failed, message),
     }
 }
@@ -489,6 +505,7 @@ fn verdict_of(points: &[Point], saturates_at: Option<u64>, baseline: &Point) -> 
         stopped_because: stop.map(|p| match p.status {
             PointStatus::OverTimeCap => "over the time cap".to_string(),
             PointStatus::OverMemoryCap => "over the memory cap".to_string(),
+            PointStatus::TimedOut => p.message.clone().unwrap_or_else(|| "timed out".into()),
             _ => p.message.clone().unwrap_or_else(|| "failed".into()),
         }),
         vs_reference: None,
@@ -587,15 +604,16 @@ pub fn run_bench(
     })
 }
 
-/// 1 when an implementation gave out, a family failed, or a core
-/// implementation's result differs from the reference's; else 0.
+/// 1 when an implementation gave out (or could not time its JSON
+/// baseline), or a core implementation's result differs from the
+/// reference's; else 0. A family stopped by a cap, a timeout, an error or
+/// a crash at a hostile size is a finding of the report, not a failure of
+/// the run.
 pub fn exit_code(report: &BenchReport) -> u8 {
     let bad = report.implementations.iter().any(|i| {
         i.failure.is_some()
-            || i.baseline.status == PointStatus::Failed
-            || i.families.iter().any(|f| {
-                f.verdict.output_differs || f.points.iter().any(|p| p.status == PointStatus::Failed)
-            })
+            || i.baseline.status != PointStatus::Measured
+            || i.families.iter().any(|f| f.verdict.output_differs)
     });
     u8::from(bad)
 }

@@ -71,6 +71,7 @@ impl Bencher for ReferenceBench {
                 memory: None,
                 output_length: Some(text.encode_utf16().count() as u64),
                 output: None,
+                rejected: None,
             }));
         }
         let input = calls::build(&request.family, request.size).map_err(|BuildError(e)| e)?;
@@ -102,7 +103,11 @@ impl Bencher for ReferenceBench {
         } else {
             (None, None)
         };
-        let content = first.map(|r| r.content);
+        let (content, rejected) = match first {
+            Some(Ok(result)) => (Some(result.content), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, None),
+        };
         let output_length = content.as_ref().map(|c| c.encode_utf16().count() as u64);
         Ok(BenchOutcome::Measured(Measured {
             build_nanos,
@@ -112,6 +117,7 @@ impl Bencher for ReferenceBench {
             memory,
             output: content.filter(|_| output_length.is_some_and(|n| n <= OUTPUT_ECHO)),
             output_length,
+            rejected,
         }))
     }
 }

@@ -77,6 +77,14 @@ fn ratio(r: Option<f64>) -> String {
 
 /// One point as the tables show it.
 pub fn point_cell(p: &Point) -> String {
+    let cell = point_time(p);
+    match &p.rejected {
+        Some(_) => format!("{cell} (rejects)"),
+        None => cell,
+    }
+}
+
+fn point_time(p: &Point) -> String {
     match (&p.status, &p.stats) {
         (PointStatus::Measured, Some(s)) => duration(s.median_ns),
         (PointStatus::OverMemoryCap, Some(s)) => format!("{} (memory cap)", duration(s.median_ns)),
@@ -87,6 +95,7 @@ pub fn point_cell(p: &Point) -> String {
             )
         }
         (PointStatus::Skipped, _) => "skipped".into(),
+        (PointStatus::TimedOut, _) => "timed out".into(),
         _ => "failed".into(),
     }
 }
@@ -104,6 +113,15 @@ pub fn verdict_words(f: &FamilyResult) -> String {
     }
     if v.output_differs {
         words.push_str("; output differs from the reference");
+    }
+    if let Some(p) = f.points.iter().find(|p| p.rejected.is_some()) {
+        let why = p.rejected.as_deref().unwrap_or_default();
+        let _ = write!(
+            words,
+            "; rejects from {}: {}",
+            p.size,
+            why.lines().next().unwrap_or_default()
+        );
     }
     words
 }
@@ -143,6 +161,15 @@ pub fn terminal(report: &BenchReport) -> String {
             }
             if f.verdict.output_differs {
                 let _ = writeln!(out, "      output differs from the reference's");
+            }
+            if let Some(p) = f.points.iter().find(|p| p.rejected.is_some()) {
+                let why = p.rejected.as_deref().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "      rejects from {}: {}",
+                    p.size,
+                    why.lines().next().unwrap_or_default()
+                );
             }
             if let Some(skip) = f.points.iter().find(|p| p.status == PointStatus::Skipped) {
                 let why = skip.message.as_deref().unwrap_or_default();
