@@ -50,20 +50,6 @@ fn options(implementations: Vec<String>, families: &[&str]) -> BenchOptions {
     }
 }
 
-fn node_adapter(module: Option<&Path>) -> String {
-    let mut command = format!(
-        "node {}",
-        shell_words::quote(&common::node_dir().join("adapter.mjs").display().to_string())
-    );
-    if let Some(module) = module {
-        command.push_str(&format!(
-            " --module {}",
-            shell_words::quote(&module.display().to_string())
-        ));
-    }
-    command
-}
-
 fn family<'r>(report: &'r BenchReport, implementation: usize, name: &str) -> &'r FamilyResult {
     report.implementations[implementation]
         .families
@@ -88,7 +74,7 @@ fn the_reference_and_the_javascript_implementation_agree_and_stay_bounded() {
         return;
     }
     let _one_at_a_time = timing();
-    let o = options(vec![node_adapter(None)], &FAMILIES);
+    let o = options(vec![common::node_adapter(None)], &FAMILIES);
     let report = bench::run_bench(&o, &mut |_, _, _| {}).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let written = check(&report, dir.path());
@@ -201,7 +187,7 @@ fn every_unbounded_mutant_is_reported_growing_linearly() {
         std::fs::write(&path, source.replacen(&m.find, &m.replace, 1)).unwrap();
         let families: Vec<&str> = m.growing.iter().map(String::as_str).collect();
         let o = options(vec![], &families);
-        let mut bencher = AdapterBencher::start(&node_adapter(Some(&path)), &o).unwrap();
+        let mut bencher = AdapterBencher::start(&common::node_adapter(Some(&path)), &o).unwrap();
         let chosen = bench::chosen_families(&o.families).unwrap();
         let result = measure_implementation(&mut bencher, &chosen, &o, &mut |_, _| {});
         for f in &result.families {
@@ -260,7 +246,7 @@ fn every_family_is_built_alike_in_javascript() {
     // the smallest size of every family, each call's result text compared
     // with the reference's: a builder of bench.mjs that drifts from
     // benches/src/calls.rs shows here
-    let mut o = options(vec![node_adapter(None)], &[]);
+    let mut o = options(vec![common::node_adapter(None)], &[]);
     // every family's smallest size (shared_paths starts at 2^7 paths)
     o.max_size = Some(128);
     o.plan = BenchPlan {

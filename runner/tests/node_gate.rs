@@ -25,18 +25,12 @@ const SLOW: [&str; 3] = [
 ];
 
 fn options(module: Option<&Path>) -> RunOptions {
-    let mut command = format!(
-        "node {}",
-        shell_words::quote(&common::node_dir().join("adapter.mjs").display().to_string())
-    );
-    if let Some(module) = module {
-        command.push_str(&format!(
-            " --module {}",
-            shell_words::quote(&module.display().to_string())
-        ));
-    }
     // the boundary suite grades runtimes through adapters/node/boundary
-    common::gate_options(command, "core", Duration::from_secs(120))
+    common::gate_options(
+        common::node_adapter(module),
+        "core",
+        Duration::from_secs(120),
+    )
 }
 
 #[test]

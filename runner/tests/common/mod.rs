@@ -19,6 +19,22 @@ pub fn node_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node")
 }
 
+/// The command of the core suite's Node adapter, on `module` (default:
+/// the project's `toolgate-core.mjs`).
+pub fn node_adapter(module: Option<&Path>) -> String {
+    let mut command = format!(
+        "node {}",
+        shell_words::quote(&node_dir().join("adapter.mjs").display().to_string())
+    );
+    if let Some(module) = module {
+        command.push_str(&format!(
+            " --module {}",
+            shell_words::quote(&module.display().to_string())
+        ));
+    }
+    command
+}
+
 /// Whether `node` is on the PATH; without it a test says so and passes,
 /// unless `TOOLGATE_REQUIRE_NODE=1` (as `.ci/run` sets), where it fails.
 pub fn node_available() -> bool {
