@@ -18,6 +18,7 @@ use crate::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
 use crate::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
 use crate::model::{Heap, Runtime, Trace};
 use crate::scenario::observation::{Observation, Registered};
+use crate::scenario::oracle::{observe_keeping, registration_steps};
 use crate::scenario::{build_with, checks, invariants, observe_with, Limits, Scenario};
 use crate::serializer::{serialize, MAX_STEPS};
 use crate::{AbortSignal, ErrorKind};
@@ -224,8 +225,10 @@ pub fn call(data: &[u8]) -> Verdict {
 }
 
 /// Observes twice and checks the invariants and the checks' consistency.
+/// The second observation decodes the scenario again, so a decoding that
+/// is not deterministic is caught too; the checks reuse the first's.
 fn observed_consistently(scenario: &Scenario) -> Verdict {
-    let Ok(observed) = observe_with(scenario, Limits::FUZZ) else {
+    let Ok((observed, built)) = observe_keeping(scenario, Limits::FUZZ) else {
         return Verdict::Skipped("outside the model");
     };
     let again = observe_with(scenario, Limits::FUZZ).ok();
@@ -241,7 +244,7 @@ fn observed_consistently(scenario: &Scenario) -> Verdict {
         problems.join("\n"),
         show(scenario)
     );
-    let violations = checks::check_core(scenario, &observed, &observed);
+    let violations = checks::check_core_built(scenario, built, &observed, &observed);
     assert!(
         violations.is_empty(),
         "an observation differs from itself: {violations:?}\n{}",
@@ -271,41 +274,76 @@ pub fn registry(data: &[u8]) -> Verdict {
         return Verdict::Skipped("not a scenario");
     };
     scenario.calls.clear();
-    let all = std::mem::take(&mut scenario.registrations);
-    // the names the registry was constructed with
-    let Ok(constructed) = observe_with(&scenario, Limits::FUZZ) else {
+    scenario.registrations.truncate(4);
+    let Some((constructed, steps, stopped)) = registrations_one_by_one(&scenario) else {
         return Verdict::Skipped("outside the model");
     };
-    let mut before: Vec<Json> = constructed.names;
-    for k in 0..all.len().min(4) {
-        scenario.registrations = all.iter().take(k + 1).cloned().collect();
-        let Ok(observed) = observe_with(&scenario, Limits::FUZZ) else {
-            return Verdict::Skipped("outside the model");
-        };
-        let names = observed.names.clone();
+    // the scenario up to registration `k`, as the messages show it
+    let shown = |k: usize| {
+        let mut prefix = scenario.clone();
+        prefix.registrations.truncate(k + 1);
+        show(&prefix)
+    };
+    let mut before: &Vec<Json> = &constructed;
+    for (k, (outcome, names)) in steps.iter().enumerate() {
         let unique: std::collections::HashSet<String> = names.iter().map(Json::to_string).collect();
         assert_eq!(
             unique.len(),
             names.len(),
             "CORE-REG-04: duplicate names {names:?}\n{}",
-            show(&scenario)
+            shown(k)
         );
-        match observed.registrations.last().map(|r| &r.outcome) {
-            Some(Registered::Ok) => assert!(
-                names.starts_with(&before),
+        match outcome {
+            Registered::Ok => assert!(
+                names.starts_with(before),
                 "CORE-REG-07: names {names:?} do not extend {before:?}\n{}",
-                show(&scenario)
+                shown(k)
             ),
             _ => assert_eq!(
                 names,
                 before,
                 "CORE-REG-05: a failed registration changed the names\n{}",
-                show(&scenario)
+                shown(k)
             ),
         }
         before = names;
     }
+    if stopped {
+        return Verdict::Skipped("outside the model");
+    }
     Verdict::Checked
+}
+
+/// The names once the registry of `scenario` (no calls) is constructed,
+/// then each registration's outcome and the names after it, and whether
+/// one ended outside the model before the last; `None` when the
+/// construction did. One decoding and one run on one registry when the
+/// whole scenario decodes (the model never changes its heap, so that is
+/// what observing each prefix on its own gives); else each prefix
+/// observed on its own, as far as it decodes.
+#[allow(clippy::type_complexity)]
+fn registrations_one_by_one(
+    scenario: &Scenario,
+) -> Option<(Vec<Json>, Vec<(Registered, Vec<Json>)>, bool)> {
+    if let Ok(built) = build_with(scenario, Limits::FUZZ) {
+        let run = registration_steps(&built).ok()?;
+        return Some((run.constructed, run.steps, run.stopped.is_some()));
+    }
+    let mut prefix = scenario.clone();
+    prefix.registrations.clear();
+    let constructed = observe_with(&prefix, Limits::FUZZ).ok()?.names;
+    let mut steps = Vec::new();
+    for batch in &scenario.registrations {
+        prefix.registrations.push(batch.clone());
+        let Ok(mut observed) = observe_with(&prefix, Limits::FUZZ) else {
+            return Some((constructed, steps, true));
+        };
+        let Some(last) = observed.registrations.pop() else {
+            return Some((constructed, steps, true));
+        };
+        steps.push((last.outcome, observed.names));
+    }
+    Some((constructed, steps, false))
 }
 
 /// The whole-scenario target: a scenario through the oracle, the

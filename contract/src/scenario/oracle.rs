@@ -11,6 +11,7 @@ use crate::model::{
     RegistryArg, Runtime, Trace,
 };
 use crate::signal::{AbortReason, AbortSignal};
+use serde_json::Value as Json;
 
 /// The expected observation of `scenario`. `Err` when the scenario is
 /// malformed or asks for more than the model holds.
@@ -20,7 +21,57 @@ pub fn observe(scenario: &Scenario) -> Result<Observation, Error> {
 
 /// [`observe`] within other decoding limits (the fuzz targets' smaller ones).
 pub fn observe_with(scenario: &Scenario, limits: Limits) -> Result<Observation, Error> {
-    observe_aborting(scenario, limits, None).map(|(o, _)| o)
+    observe_keeping(scenario, limits).map(|(o, _)| o)
+}
+
+/// [`observe_with`], also giving the decoded scenario, so a caller that
+/// needs it too (the fuzz oracles' checks) does not decode it again. The
+/// model never changes a heap, so it is the scenario as first decoded.
+pub fn observe_keeping(scenario: &Scenario, limits: Limits) -> Result<(Observation, Built), Error> {
+    let built = build_with(scenario, limits)?;
+    let (observation, _) = observe_aborting(scenario, &built, None)?;
+    Ok((observation, built))
+}
+
+/// What [`registration_steps`] saw.
+#[derive(Debug, Default)]
+pub struct RegistrationSteps {
+    /// The names once the registry is constructed (from `initial`, if any).
+    pub constructed: Vec<Json>,
+    /// Each registration's outcome and the names after it, in order.
+    pub steps: Vec<(Registered, Vec<Json>)>,
+    /// Why the registrations stopped before the last: one of them ended
+    /// outside the model.
+    pub stopped: Option<Error>,
+}
+
+/// The registry's names after its construction and after each of
+/// `built`'s registrations, on one registry: what observing each prefix of
+/// the registrations gives (the model is deterministic and never changes
+/// the heap), for one decoding and one run instead of one per prefix.
+/// Traces are not encoded: nothing here reads them. `Err` when the
+/// construction ends outside the model.
+pub fn registration_steps(built: &Built) -> Result<RegistrationSteps, Error> {
+    let mut out = RegistrationSteps::default();
+    let mut registry = ModelRegistry::new();
+    if let Some(batch) = &built.initial {
+        register_only(built, &mut registry, batch, construct)?;
+    }
+    out.constructed = names(&registry);
+    for batch in &built.registrations {
+        match register_only(built, &mut registry, batch, register_many) {
+            Ok(outcome) => out.steps.push((outcome, names(&registry))),
+            Err(e) => {
+                out.stopped = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn names(registry: &ModelRegistry) -> Vec<Json> {
+    registry.names().iter().map(encode_string).collect()
 }
 
 /// Longest asynchronous tail a call's abort points are looked for in: the
@@ -41,8 +92,9 @@ pub fn abort_points(
 ) -> Result<Vec<CallObserved>, Error> {
     let mut points: Vec<CallObserved> = Vec::new();
     for job in 0..=MAX_ABORT_POINTS {
+        let built = build_with(scenario, Limits::CASES)?;
         let (observation, inside) =
-            observe_aborting(scenario, Limits::CASES, Some((call, job, reason.clone())))?;
+            observe_aborting(scenario, &built, Some((call, job, reason.clone())))?;
         let observed = observation
             .calls
             .into_iter()
@@ -62,20 +114,19 @@ pub fn abort_points(
 /// `job` of its asynchronous tail; `true` when that abort landed inside it.
 fn observe_aborting(
     scenario: &Scenario,
-    limits: Limits,
+    built: &Built,
     sweep: Option<(usize, usize, AbortReason)>,
 ) -> Result<(Observation, bool), Error> {
     let mut inside = false;
-    let built = build_with(scenario, limits)?;
     let mut registry = ModelRegistry::new();
     let mut observation = Observation::default();
     // a failed construction leaves no registry: the calls then run on an
     // empty one, which is what remains observable
     if let Some(batch) = &built.initial {
-        observation.initial = Some(register(&built, &mut registry, batch, construct)?);
+        observation.initial = Some(register(built, &mut registry, batch, construct)?);
     }
     for batch in &built.registrations {
-        let registered = register(&built, &mut registry, batch, register_many)?;
+        let registered = register(built, &mut registry, batch, register_many)?;
         observation.registrations.push(registered);
     }
     for (i, (spec, call)) in scenario.calls.iter().zip(&built.calls).enumerate() {
@@ -112,15 +163,33 @@ fn observe_aborting(
             (_, Some((job, reason))) => drive_call_aborting_at_job(&rt, arg, call, job, reason).0,
             _ => drive_call(&rt, arg, call, when_pending),
         };
-        let outcome = outcome(&built, driven)?;
+        let outcome = outcome(built, driven)?;
         observation.calls.push(CallObserved {
             outcome,
-            trace: encode_trace(&built, &snapshot(&trace)),
+            trace: encode_trace(built, &snapshot(&trace)),
             unhandled_rejections: 0,
         });
     }
-    observation.names = registry.names().iter().map(encode_string).collect();
+    observation.names = names(&registry);
     Ok((observation, inside))
+}
+
+/// One `registerMany` (or construction) with its own throwaway signal,
+/// without its trace.
+fn register_only(
+    built: &Built,
+    registry: &mut ModelRegistry,
+    batch: &crate::model::Value,
+    how: fn(&Runtime<'_>, &mut ModelRegistry, &crate::model::Value) -> Result<(), Error>,
+) -> Result<Registered, Error> {
+    let rt = Runtime::new(&built.heap, AbortSignal::new(), Trace::default());
+    match how(&rt, registry, batch) {
+        Ok(()) => Ok(Registered::Ok),
+        Err(e) => match e.contract_code() {
+            Some(code) => Ok(Registered::ContractError(code)),
+            None => Err(e),
+        },
+    }
 }
 
 /// One `registerMany` (or construction) with its own throwaway signal.

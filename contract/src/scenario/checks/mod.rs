@@ -42,7 +42,27 @@ pub fn check_core(
     expected: &Observation,
     actual: &Observation,
 ) -> Vec<Violation> {
-    let facts = Facts::new(scenario);
+    check_core_facts(Facts::new(scenario), expected, actual)
+}
+
+/// [`check_core`] with `scenario` already decoded (`built`, within any
+/// limits it fits: they only refuse, never change, what a scenario
+/// decodes to), for a caller that has it: decoding is most of the checks'
+/// cost on a large heap.
+pub fn check_core_built(
+    scenario: &Scenario,
+    built: Built,
+    expected: &Observation,
+    actual: &Observation,
+) -> Vec<Violation> {
+    check_core_facts(Facts::with(scenario, Some(built)), expected, actual)
+}
+
+fn check_core_facts(
+    facts: Facts<'_>,
+    expected: &Observation,
+    actual: &Observation,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     facts.registrations(expected, actual, &mut out);
     if expected.names != actual.names {
@@ -159,7 +179,10 @@ impl<'s> Facts<'s> {
     fn new(scenario: &'s Scenario) -> Facts<'s> {
         // a scenario the reference cannot build still gets checked, with
         // fewer names
-        let built = build(scenario).ok();
+        Facts::with(scenario, build(scenario).ok())
+    }
+
+    fn with(scenario: &'s Scenario, built: Option<Built>) -> Facts<'s> {
         let roles = built.as_ref().map(analyse).unwrap_or_default();
         let mut ids = HashMap::new();
         for (i, name) in built.iter().flat_map(|b| b.names.iter().enumerate()) {
