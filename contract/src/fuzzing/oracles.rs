@@ -18,7 +18,7 @@ use crate::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
 use crate::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
 use crate::model::{Heap, Runtime, Trace};
 use crate::scenario::observation::{Observation, Registered};
-use crate::scenario::oracle::{observe_keeping, registration_steps};
+use crate::scenario::oracle::{observe_keeping, registration_steps, RegistrationSteps};
 use crate::scenario::{build_with, checks, invariants, observe_with, Limits, Scenario};
 use crate::serializer::{serialize, MAX_STEPS};
 use crate::{AbortSignal, ErrorKind};
@@ -275,7 +275,7 @@ pub fn registry(data: &[u8]) -> Verdict {
     };
     scenario.calls.clear();
     scenario.registrations.truncate(4);
-    let Some((constructed, steps, stopped)) = registrations_one_by_one(&scenario) else {
+    let Ok(run) = registrations_one_by_one(&scenario) else {
         return Verdict::Skipped("outside the model");
     };
     // the scenario up to registration `k`, as the messages show it
@@ -284,8 +284,8 @@ pub fn registry(data: &[u8]) -> Verdict {
         prefix.registrations.truncate(k + 1);
         show(&prefix)
     };
-    let mut before: &Vec<Json> = &constructed;
-    for (k, (outcome, names)) in steps.iter().enumerate() {
+    let mut before: &Vec<Json> = &run.constructed;
+    for (k, (outcome, names)) in run.steps.iter().enumerate() {
         let unique: std::collections::HashSet<String> = names.iter().map(Json::to_string).collect();
         assert_eq!(
             unique.len(),
@@ -308,42 +308,44 @@ pub fn registry(data: &[u8]) -> Verdict {
         }
         before = names;
     }
-    if stopped {
+    if run.stopped.is_some() {
         return Verdict::Skipped("outside the model");
     }
     Verdict::Checked
 }
 
 /// The names once the registry of `scenario` (no calls) is constructed,
-/// then each registration's outcome and the names after it, and whether
-/// one ended outside the model before the last; `None` when the
-/// construction did. One decoding and one run on one registry when the
-/// whole scenario decodes (the model never changes its heap, so that is
-/// what observing each prefix on its own gives); else each prefix
-/// observed on its own, as far as it decodes.
-#[allow(clippy::type_complexity)]
-fn registrations_one_by_one(
-    scenario: &Scenario,
-) -> Option<(Vec<Json>, Vec<(Registered, Vec<Json>)>, bool)> {
+/// then each registration's outcome and the names after it; `Err` when
+/// the construction ends outside the model. One decoding and one run on
+/// one registry when the whole scenario decodes (the model never changes
+/// its heap, so that is what observing each prefix on its own gives);
+/// else each prefix observed on its own, as far as it decodes.
+fn registrations_one_by_one(scenario: &Scenario) -> Result<RegistrationSteps, crate::Error> {
     if let Ok(built) = build_with(scenario, Limits::FUZZ) {
-        let run = registration_steps(&built).ok()?;
-        return Some((run.constructed, run.steps, run.stopped.is_some()));
+        return registration_steps(&built);
     }
     let mut prefix = scenario.clone();
     prefix.registrations.clear();
-    let constructed = observe_with(&prefix, Limits::FUZZ).ok()?.names;
-    let mut steps = Vec::new();
+    let mut out = RegistrationSteps {
+        constructed: observe_with(&prefix, Limits::FUZZ)?.names,
+        ..RegistrationSteps::default()
+    };
     for batch in &scenario.registrations {
         prefix.registrations.push(batch.clone());
-        let Ok(mut observed) = observe_with(&prefix, Limits::FUZZ) else {
-            return Some((constructed, steps, true));
+        let mut observed = match observe_with(&prefix, Limits::FUZZ) {
+            Ok(observed) => observed,
+            Err(e) => {
+                out.stopped = Some(e);
+                break;
+            }
         };
         let Some(last) = observed.registrations.pop() else {
-            return Some((constructed, steps, true));
+            out.stopped = Some(crate::Error::scenario("a registration was not observed"));
+            break;
         };
-        steps.push((last.outcome, observed.names));
+        out.steps.push((last.outcome, observed.names));
     }
-    Some((constructed, steps, false))
+    Ok(out)
 }
 
 /// The whole-scenario target: a scenario through the oracle, the
