@@ -137,6 +137,10 @@ struct BenchArgs {
     /// No line per measured size on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// Measure nothing: read this report.json (of an earlier run) and write
+    /// its report.md and plots into --out again.
+    #[arg(long, value_name = "FILE", conflicts_with = "implementations")]
+    from_report: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -332,15 +336,18 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 start_timeout: seconds("--start-timeout", args.start_timeout)?,
             };
             let quiet = args.quiet;
-            let report = bench::run_bench(&options, &mut |label, family, point| {
-                if !quiet {
-                    eprintln!(
-                        "{label}: {family} {}: {}",
-                        point.size,
-                        bench::report::point_cell(point)
-                    );
-                }
-            })?;
+            let report = match &args.from_report {
+                Some(path) => bench::report::read(path)?,
+                None => bench::run_bench(&options, &mut |label, family, point| {
+                    if !quiet {
+                        eprintln!(
+                            "{label}: {family} {}: {}",
+                            point.size,
+                            bench::report::point_cell(point)
+                        );
+                    }
+                })?,
+            };
             let written = bench::report::write_all(&report, &args.out)?;
             print!("{}", bench::report::terminal(&report));
             eprintln!(

@@ -8,8 +8,9 @@ use crate::Error;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// One colour per implementation, in report order (the reference first).
-const COLOURS: [RGBColor; 8] = [
+/// One colour per implementation, in report order (the reference first);
+/// past twelve they repeat.
+const COLOURS: [RGBColor; 12] = [
     RGBColor(0x1f, 0x3a, 0x93),
     RGBColor(0xd9, 0x5f, 0x02),
     RGBColor(0x1b, 0x9e, 0x77),
@@ -18,6 +19,10 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(0x75, 0x70, 0xb3),
     RGBColor(0xa6, 0x76, 0x1d),
     RGBColor(0x66, 0xa6, 0x1e),
+    RGBColor(0x00, 0x00, 0x00),
+    RGBColor(0xe6, 0xab, 0x02),
+    RGBColor(0x17, 0xbe, 0xcf),
+    RGBColor(0x8c, 0x56, 0x4b),
 ];
 
 /// A line of a plot: an implementation's label, its measured points and

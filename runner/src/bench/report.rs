@@ -27,6 +27,14 @@ pub fn validate(value: &serde_json::Value) -> Result<(), String> {
     }
 }
 
+/// An earlier run's report.json, checked against its schema.
+pub fn read(path: &Path) -> Result<BenchReport, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::file(path, e))?;
+    validate(&value).map_err(|e| Error::file(path, format!("not a bench report: {e}")))?;
+    serde_json::from_value(value).map_err(|e| Error::file(path, e))
+}
+
 /// A duration in nanoseconds, with a unit that keeps three digits.
 pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {
