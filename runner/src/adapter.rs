@@ -808,7 +808,8 @@ fn push_capped(into: &mut String, text: &str, cap: usize) {
     into.push_str(&text[..floor_char_boundary(text, room.min(text.len()))]);
 }
 
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+/// The largest char boundary of `s` at or before byte `i`.
+pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
     }

@@ -362,15 +362,9 @@ impl Bencher for AdapterBencher {
                 };
                 let stderr = stderr.trim();
                 if !stderr.is_empty() {
-                    let tail: String = stderr
-                        .chars()
-                        .rev()
-                        .take(600)
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect();
-                    message.push_str(&format!("\nadapter stderr (end):\n{tail}"));
+                    let cut =
+                        adapter::floor_char_boundary(stderr, stderr.len().saturating_sub(600));
+                    message.push_str(&format!("\nadapter stderr (end):\n{}", &stderr[cut..]));
                 }
                 Err(message)
             }
