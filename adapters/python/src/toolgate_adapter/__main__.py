@@ -1,0 +1,105 @@
+"""``python -m toolgate_adapter --shim <runtime folder> [--settle-ms 2000]``:
+the toolgate adapter (runner/PROTOCOL.md) for the portable ``boundary``
+suite on a Python agent runtime, through the shim in that folder
+(adapters/python/runtimes/SHIM.md). A case needing what the runtime cannot
+express (the shim's ``not_applicable``) is answered ``notApplicable``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .observe import ESCAPES, not_applicable, observe_case
+from .protocol import claim_stdout, log, serve
+
+
+def load_shim(folder: Path) -> ModuleType:
+    """Imports ``folder/shim.py`` (its folder importable, for its helpers)."""
+    path = folder / "shim.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no shim.py in {folder}")
+    sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("toolgate_runtime_shim", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "run_turn", None)) or not hasattr(module, "runtime"):
+        raise ImportError("shim.py must define `runtime` and `run_turn` (SHIM.md)")
+    return module
+
+
+def identity(shim: ModuleType | None) -> dict[str, Any]:
+    if shim is None:
+        return {"name": "unloadable-runtime", "version": "0.0.0", "language": "python"}
+    runtime = shim.runtime
+    found: dict[str, Any] = {
+        "name": f"{runtime.package} ({runtime.id})",
+        "version": str(runtime.version),
+        "language": "python",
+    }
+    if getattr(runtime, "homepage", None):
+        found["homepage"] = runtime.homepage
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m toolgate_adapter",
+        description="the toolgate boundary adapter for a Python runtime shim",
+    )
+    parser.add_argument("--shim", required=True, help="the runtime's folder (holding shim.py)")
+    parser.add_argument(
+        "--settle-ms",
+        type=float,
+        default=2000.0,
+        help="how long a turn may take before it is called pending",
+    )
+    options = parser.parse_args(argv)
+    if options.settle_ms <= 0:
+        parser.error("--settle-ms is a positive number")
+    replies = claim_stdout()
+
+    shim: ModuleType | None = None
+    load_failure: str | None = None
+    folder = Path(options.shim).resolve()
+    try:
+        shim = load_shim(folder)
+    except Exception as error:  # noqa: BLE001 (a shim may raise anything on import)
+        load_failure = (
+            f"could not load the runtime shim in {folder}: {type(error).__name__}: {error}"
+        )
+        log(load_failure)
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    ESCAPES.install(loop)
+
+    async def run(case: dict[str, Any]) -> dict[str, Any]:
+        assert shim is not None
+        reason = not_applicable(shim, case.get("needs"))
+        if reason is not None:
+            return {"notApplicable": {"reason": reason}}
+        observation = await observe_case(shim, case["scenario"], settle_ms=options.settle_ms)
+        return {"observation": observation}
+
+    serve(
+        hello={"implementation": identity(shim), "suites": ["boundary"], "capabilities": []},
+        run=run,
+        load_failure=load_failure,
+        replies=replies,
+        requests=sys.stdin.buffer,
+        loop=loop,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

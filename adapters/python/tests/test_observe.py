@@ -1,0 +1,153 @@
+"""Cases run through a shim and recorded as observations: the events, the
+abort timings, the settle window, what escapes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from conftest import SHIMS
+
+from toolgate_adapter.__main__ import load_shim
+from toolgate_adapter.observe import ESCAPES, observe_case
+
+DIRECT = load_shim(SHIMS / "direct")
+OBJECT = {"type": "object"}
+# one loop for every case, never closed, as the adapter runs them: a turn
+# left pending (a tool swallowing its cancellation) stays on it, where
+# asyncio.run would wait for it forever at its end
+LOOP = asyncio.new_event_loop()
+
+
+def tool(name: str, behaviour: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"name": name, "inputSchema": OBJECT, "behaviour": behaviour, **extra}
+
+
+def call(number: int, name: str, arguments: Any = None) -> dict[str, Any]:
+    return {"id": f"call_{number}", "name": name, "arguments": arguments or {}}
+
+
+def check(scenario: dict[str, Any], settle_ms: float = 500) -> dict[str, Any]:
+    """The observation of ``scenario`` on the direct shim, which must hold
+    the fields every observation has."""
+    observation: dict[str, Any] = LOOP.run_until_complete(
+        observe_case(DIRECT, scenario, settle_ms=settle_ms)
+    )
+    assert {"registration", "turn", "results", "ran", "uncaught", "measured"} <= set(observation)
+    return observation
+
+
+def test_a_working_tool_delivers_its_output_with_the_call_id() -> None:
+    seen = check({"tools": [tool("add", {"returns": {"sum": 3}})], "turn": [call(1, "add")]})
+    assert seen["turn"] == "completed"
+    assert seen["results"] == [
+        {"callId": "call_1", "isError": False, "delivered": {"sum": 3}, "bytes": 9}
+    ]
+    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}]
+    assert seen["notes"] == ["direct"]
+    assert seen["measured"]["deliveredBytes"] == 9
+
+
+def test_sync_and_async_bodies_are_what_their_behaviour_says() -> None:
+    seen = check(
+        {
+            "tools": [
+                tool("a", {"throws": {"error": "bad"}}),
+                tool("b", {"rejects": {"string": "worse"}}),
+                tool("c", {"resolves": "ok"}),
+            ],
+            "turn": [call(1, "a"), call(2, "b"), call(3, "c")],
+        }
+    )
+    assert [r["isError"] for r in seen["results"]] == [True, True, False]
+    assert seen["results"][0]["delivered"] == "RuntimeError('bad')"
+    assert seen["results"][1]["delivered"] == "Exception('worse')"
+
+
+def test_a_turn_that_raises_is_rejected_with_its_type_and_message() -> None:
+    seen = check({"tools": [], "turn": [call(1, "raise-the-turn")]})
+    assert seen["turn"] == {"rejected": {"name": "LookupError", "message": "the whole turn raised"}}
+
+
+def test_an_abort_before_the_turn_cancels_its_task_before_anything_runs() -> None:
+    seen = check(
+        {"tools": [tool("a", {"returns": 1})], "turn": [call(1, "a")], "abort": {"before": {}}}
+    )
+    assert seen["turn"] == "aborted"
+    assert seen["ran"] == []
+    assert "abortToEndMs" in seen["measured"]
+
+
+def test_an_abort_while_pending_comes_once_the_tool_started() -> None:
+    seen = check(
+        {
+            "tools": [tool("wait", {"pending": {"onAbort": "reject"}})],
+            "turn": [call(1, "wait")],
+            "abort": {"whilePending": "call_1"},
+        }
+    )
+    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}]
+    assert seen["turn"] == "aborted"
+    assert seen["uncaught"] == 0
+
+
+def test_a_tool_that_swallows_the_cancellation_leaves_the_turn_pending() -> None:
+    seen = check(
+        {
+            "tools": [tool("stuck", {"pending": {"onAbort": "ignore"}})],
+            "turn": [call(1, "stuck")],
+            "abort": {"whilePending": "call_1"},
+        },
+        settle_ms=200,
+    )
+    assert seen["turn"] == "pending"
+    assert "abortToEndMs" not in seen["measured"]
+    assert seen["measured"]["wallMs"] >= 200
+
+
+def test_an_abort_after_a_call_settled_lets_the_runtime_see_its_result_first() -> None:
+    seen = check(
+        {
+            "tools": [
+                tool("fast", {"resolves": "done"}),
+                tool("wait", {"pending": {"onAbort": "reject"}}),
+            ],
+            "turn": [call(1, "fast"), call(2, "wait")],
+            "abort": {"afterSettled": "call_1"},
+        }
+    )
+    # the direct shim runs calls one after another: the abort comes when
+    # the first has settled and the loop is idle, i.e. while the second waits
+    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}, {"tool": 1, "callId": "call_2"}]
+    assert seen["turn"] == "aborted"
+
+
+def test_progress_reaches_the_context_and_the_events() -> None:
+    seen = check(
+        {
+            "tools": [tool("p", {"progress": [1, {"$": "cyclic"}], "then": {"returns": "end"}})],
+            "turn": [call(1, "p")],
+        }
+    )
+    assert seen["results"][0]["delivered"] == "end"
+
+
+@pytest.mark.parametrize("family", ["cyclic", "function", "undefined"])
+def test_hostile_outputs_are_encoded(family: str) -> None:
+    seen = check({"tools": [tool("h", {"returns": {"$": family}})], "turn": [call(1, "h")]})
+    assert seen["results"][0]["isError"] is False
+
+
+def test_an_exception_escaping_into_the_loop_is_counted() -> None:
+    async def run() -> Any:
+        loop = asyncio.get_running_loop()
+        ESCAPES.install(loop)
+
+        def fail() -> None:
+            raise ValueError("escaped")
+
+        loop.call_soon(fail)
+        return await observe_case(DIRECT, {"tools": [], "turn": []}, settle_ms=200)
+
+    assert LOOP.run_until_complete(run())["uncaught"] == 1
