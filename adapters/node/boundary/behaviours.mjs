@@ -65,6 +65,13 @@ export function materialize(spec) {
           throw new Error(spec.message);
         },
       };
+    case "number":
+      // "NaN", "Infinity", "-Infinity"
+      return Number(spec.value);
+    case "set":
+      return new Set(spec.items.map(materialize));
+    case "bytes":
+      return new Uint8Array(spec.length);
     default:
       throw new TypeError(`unknown value family ${JSON.stringify(spec.$)}`);
   }

@@ -4,11 +4,13 @@ abort timings, the settle window, what escapes."""
 from __future__ import annotations
 
 import asyncio
+import types
 from typing import Any
 
 import pytest
 from conftest import SHIMS
 
+from toolgate_adapter import ToolContext, Turn, TurnOutcome
 from toolgate_adapter.__main__ import load_shim
 from toolgate_adapter.observe import ESCAPES, observe_case
 
@@ -151,3 +153,23 @@ def test_an_exception_escaping_into_the_loop_is_counted() -> None:
         return await observe_case(DIRECT, {"tools": [], "turn": []}, settle_ms=200)
 
     assert LOOP.run_until_complete(run())["uncaught"] == 1
+
+
+def test_what_tools_do_after_the_turn_is_abandoned_is_not_part_of_it() -> None:
+    # a runtime that reaches a tool body only once the kit has given up on
+    # the turn (a worker thread late to the start line): that start is no
+    # part of the observed turn, which had no abort
+    async def late_start(turn: Turn) -> TurnOutcome:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            turn.tools[0].execute({}, ToolContext(call_id="call_1"))
+            raise
+        return TurnOutcome()
+
+    late = types.ModuleType("late_start")
+    late.run_turn = late_start  # type: ignore[attr-defined]
+    scenario = {"tools": [tool("t", {"returns": 1})], "turn": [call(1, "t")]}
+    seen = LOOP.run_until_complete(observe_case(late, scenario, settle_ms=100))
+    assert seen["turn"] == "pending"
+    assert seen["ran"] == []

@@ -207,7 +207,7 @@ impl<'u, 'a> Generator<'u, 'a> {
     /// A tool's output: plain JSON, a hostile family, or plain JSON
     /// holding one.
     fn value(&mut self) -> Result<Json> {
-        Ok(match self.u.int_in_range(0u8..=12)? {
+        Ok(match self.u.int_in_range(0u8..=13)? {
             0..=3 => self.plain(3)?,
             4 => json!({"$": "cyclic"}),
             5 => json!({"$": self.pick(&["undefined", "function"])?}),
@@ -223,6 +223,13 @@ impl<'u, 'a> Generator<'u, 'a> {
             11 => {
                 json!({"$": "literal", "value": {"$": "cyclic", "note": "plain data with a dollar key"}})
             }
+            // what is hostile in Python (json.dumps refuses them) and odd
+            // in JavaScript (NaN becomes null, a Set `{}`)
+            12 => match self.u.int_in_range(0u8..=2)? {
+                0 => json!({"$": "number", "value": self.pick(&["NaN", "Infinity", "-Infinity"])?}),
+                1 => json!({"$": "set", "items": ["a", 1]}),
+                _ => json!({"$": "bytes", "length": self.pick(&[0u64, 3, 4096])?}),
+            },
             _ => json!({"data": self.value()?, "ok": true}),
         })
     }
@@ -363,7 +370,7 @@ mod tests {
     }
 
     /// The value families and `progress`, as they are spelt in a scenario.
-    const FAMILIES: [&str; 11] = [
+    const FAMILIES: [&str; 14] = [
         "cyclic",
         "undefined",
         "function",
@@ -374,6 +381,9 @@ mod tests {
         "throwingGetter",
         "throwingToJSON",
         "literal",
+        "number",
+        "set",
+        "bytes",
         "progress",
     ];
 

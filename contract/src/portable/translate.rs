@@ -31,6 +31,13 @@ pub const DEADLINE_REASON: &str = "toolgate: the tool did not settle before the 
 /// Largest `depth`, `keys` and `length` of the large value families.
 pub const MAX_FAMILY_SIZE: u64 = 20_000_000;
 
+/// Largest `length` of a `bytes` value: the core builds it as an object of
+/// that many index keys, as `JSON.stringify` sees a `Uint8Array`.
+pub const MAX_BYTES: u64 = 1_048_576;
+
+/// The non-finite numbers a `number` value names.
+const NON_FINITE: [&str; 3] = ["NaN", "Infinity", "-Infinity"];
+
 /// How deep the arguments are looked at by the schema check: schemas of
 /// the suite describe a few levels only, so a 10^5-deep nest is cut here
 /// (below this depth, containers are checked as empty).
@@ -206,6 +213,36 @@ pub fn check_value(v: &Json, at: &str) -> Result<(), Error> {
                                 return Err(bad(&at, "`message` is a string"));
                             }
                         }
+                        "number" => {
+                            only_keys(o, &["$", "value"], &at)?;
+                            let named = o.get("value").and_then(Json::as_str);
+                            if !named.is_some_and(|v| NON_FINITE.contains(&v)) {
+                                return Err(bad(
+                                    &at,
+                                    "`value` is \"NaN\", \"Infinity\" or \"-Infinity\"",
+                                ));
+                            }
+                        }
+                        "set" => {
+                            only_keys(o, &["$", "items"], &at)?;
+                            let items = o.get("items").and_then(Json::as_array);
+                            // hashable in every language: scalars only
+                            if !items
+                                .is_some_and(|i| i.iter().all(|v| !v.is_array() && !v.is_object()))
+                            {
+                                return Err(bad(&at, "`items` is an array of JSON scalars"));
+                            }
+                        }
+                        "bytes" => {
+                            only_keys(o, &["$", "length"], &at)?;
+                            let length = o.get("length").and_then(Json::as_u64);
+                            if length.is_none_or(|n| n > MAX_BYTES) {
+                                return Err(bad(
+                                    &at,
+                                    format!("`length` is an integer from 0 to {MAX_BYTES}"),
+                                ));
+                            }
+                        }
                         other => return Err(bad(&at, format!("unknown value family `{other}`"))),
                     }
                 }
@@ -276,6 +313,16 @@ impl Nodes {
                 json!({"$": "bigint", "decimal": o.get("value").cloned().unwrap_or(Json::Null)})
             }
             "undefined" => json!({"$": "undefined"}),
+            "number" => {
+                json!({"$": "number", "value": o.get("value").cloned().unwrap_or(Json::Null)})
+            }
+            // a Set's entries are no properties: the core sees an empty
+            // object whose prototype is Set.prototype
+            "set" => json!({"$": "object", "proto": {"builtin": "set"}}),
+            // a Uint8Array of zeros, as its own index keys
+            "bytes" => {
+                json!({"$": "object", "repeat": {"count": n("length"), "prefix": "", "value": 0}})
+            }
             "function" => self.name("fn", json!({"$": "function"})),
             "throwingGetter" => json!({"$": "object", "props": {"ok": true}, "define": [
                 {"key": "broken", "get": {"$": "function", "throws": {"$": "error", "message": message}}}

@@ -220,17 +220,23 @@ fn now_utc() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-/// Cores and the Node version the runtimes ran on.
+/// Cores, and the Node and Python versions the runtimes ran on (each
+/// runtime's virtual environment is made from the same `python3`).
 fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map_or_else(|| "node ?".to_string(), |v| format!("Node {}", v.trim()));
+    let version = |program: &str| {
+        std::process::Command::new(program)
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|v| v.trim().to_string())
+    };
+    let node = version("node").map_or_else(|| "node ?".to_string(), |v| format!("Node {v}"));
+    let python = version("python3").unwrap_or_else(|| "python3 ?".to_string());
     format!(
-        "{} {}, {cores} cores, {node}",
+        "{} {}, {cores} cores, {node}, {python}",
         std::env::consts::OS,
         std::env::consts::ARCH
     )

@@ -172,8 +172,15 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
 
         keep(loop.create_task(later()))
 
+    # set when the turn is abandoned as pending: what its tools do after
+    # that (a worker thread reaching a body after the kit's own abort) is no
+    # part of the observed turn
+    abandoned = [False]
+
     def handler(index: int) -> Callable[[ToolEvent], None]:
         def record(event: ToolEvent) -> None:
+            if abandoned[0]:
+                return
             kind = event.get("event")
             if kind == "start":
                 entry: dict[str, Any] = {"tool": index}
@@ -227,6 +234,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
         # well-behaved runtime lets go of it before the next case; the task
         # is held, so that one that does not is never collected as
         # "destroyed but pending" (an escape of the kit's, not the runtime's)
+        abandoned[0] = True
         signal.abort()
         task.cancel()
         ABANDONED.append(task)
