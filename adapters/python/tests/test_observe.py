@@ -4,13 +4,14 @@ abort timings, the settle window, what escapes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import types
 from typing import Any
 
 import pytest
 from conftest import SHIMS
 
-from toolgate_adapter import ToolContext, Turn, TurnOutcome
+from toolgate_adapter import ResultSeen, ToolContext, Turn, TurnOutcome
 from toolgate_adapter.__main__ import load_shim
 from toolgate_adapter.observe import ESCAPES, observe_case
 
@@ -173,3 +174,35 @@ def test_what_tools_do_after_the_turn_is_abandoned_is_not_part_of_it() -> None:
     seen = LOOP.run_until_complete(observe_case(late, scenario, settle_ms=100))
     assert seen["turn"] == "pending"
     assert seen["ran"] == []
+
+
+def test_a_sync_tool_in_a_worker_thread_finishes_before_an_abort_while_a_sibling_waits() -> None:
+    # as runtimes that run sync tools with asyncio.to_thread: the abort
+    # "while call_2 is pending" waits for call_1's body, queued in a worker
+    # thread, to start and settle, and its result is kept
+    async def threaded(turn: Turn) -> TurnOutcome:
+        first, second = turn.tools
+        work = asyncio.ensure_future(
+            asyncio.to_thread(first.execute, {}, ToolContext(call_id="call_1"))
+        )
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(work, second.execute({}, ToolContext(call_id="call_2")))
+        return TurnOutcome(results=[ResultSeen("call_1", False, work.result())])
+
+    module = types.ModuleType("threaded")
+    module.run_turn = threaded  # type: ignore[attr-defined]
+    scenario = {
+        "tools": [
+            tool("fast", {"returns": "kept"}),
+            tool("wait", {"pending": {"onAbort": "reject"}}),
+        ],
+        "turn": [call(1, "fast"), call(2, "wait")],
+        "abort": {"whilePending": "call_2"},
+    }
+    for _ in range(20):
+        seen = LOOP.run_until_complete(observe_case(module, scenario, settle_ms=1000))
+        assert sorted(seen["ran"], key=lambda r: r["tool"]) == [
+            {"tool": 0, "callId": "call_1"},
+            {"tool": 1, "callId": "call_2"},
+        ]
+        assert seen["results"][0]["delivered"] == "kept"

@@ -12,14 +12,17 @@ guarantees there.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures.thread
 import gc
 import json
+import queue
 import resource
+import selectors
 import sys
 import threading
 import time
 from collections.abc import Callable
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
 from .behaviours import executor_for, is_async, is_pending
@@ -29,6 +32,12 @@ from .values import materialize
 
 #: How many loop iterations ``until_idle`` waits at most.
 _IDLE_TURNS = 10_000
+#: How many 1 ms hand-overs of the GIL ``until_idle`` waits at most for
+#: busy threads.
+_BUSY_TURNS = 500
+#: How long the loop's thread lets go of the GIL at a time.
+_GIL_HANDOFF_S = 0.001
+_EXECUTOR_FILE = concurrent.futures.thread.__file__
 
 
 def not_applicable(shim: ModuleType, needs: list[str] | None) -> str | None:
@@ -44,13 +53,58 @@ def not_applicable(shim: ModuleType, needs: list[str] | None) -> str | None:
 async def until_idle() -> None:
     """Yields to the loop until nothing else is ready to run: the callbacks
     already queued (a task woken by a settled tool, its continuation) run
-    first. On a loop without a readable ready queue, a fixed 100 turns."""
+    first, and no other thread is busy or has work queued for it (a runtime
+    that runs sync tools in worker threads may have a body about to start
+    there, whose events reach the loop through ``call_soon_threadsafe``).
+    While a thread is busy the loop's thread lets go of the GIL for 1 ms at
+    a time, at most ``_BUSY_TURNS`` times: a thread blocked for good in a
+    call the kit cannot see into does not hold the case up. On a loop
+    without a readable ready queue, a fixed 100 turns."""
     loop = asyncio.get_running_loop()
     ready = getattr(loop, "_ready", None)
-    for _ in range(_IDLE_TURNS if ready is not None else 100):
+    if ready is None:
+        for _ in range(100):
+            await asyncio.sleep(0)
+        return
+    busy_turns = 0
+    for _ in range(_IDLE_TURNS):
         await asyncio.sleep(0)
-        if ready is not None and len(ready) == 0:
+        if len(ready) > 0:
+            continue
+        if busy_turns >= _BUSY_TURNS or not threads_busy():
             return
+        busy_turns += 1
+        # blocks the loop's thread for a moment on purpose: a woken worker
+        # takes the GIL only when it is released long enough for the OS to
+        # run it
+        time.sleep(_GIL_HANDOFF_S)  # noqa: ASYNC251
+
+
+def threads_busy() -> bool:
+    """Whether a thread other than this one runs Python code, or is woken
+    with an item waiting in its queue: every other thread must be parked in
+    a known wait (a ``ThreadPoolExecutor`` or ``queue.Queue`` worker with an
+    empty queue, a ``threading`` wait, a selector) to be idle."""
+    me = threading.get_ident()
+    return any(
+        ident != me and not _parked(frame) for ident, frame in sys._current_frames().items()
+    )
+
+
+def _parked(frame: FrameType) -> bool:
+    code = frame.f_code
+    if code.co_filename == _EXECUTOR_FILE and code.co_name == "_worker":
+        work = frame.f_locals.get("work_queue")
+        return work is None or work.qsize() == 0
+    if code.co_filename == threading.__file__ and code.co_name == "wait":
+        outer = frame.f_back
+        while outer is not None and outer.f_code.co_filename == threading.__file__:
+            outer = outer.f_back
+        if outer is not None and outer.f_code.co_filename == queue.__file__:
+            waited = outer.f_locals.get("self")
+            return not isinstance(waited, queue.Queue) or waited.qsize() == 0
+        return True
+    return code.co_filename == selectors.__file__ and code.co_name == "select"
 
 
 class Escapes:
@@ -178,7 +232,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     abandoned = [False]
 
     def handler(index: int) -> Callable[[ToolEvent], None]:
-        def record(event: ToolEvent) -> None:
+        def record(event: ToolEvent, aborted: bool) -> None:
             if abandoned[0]:
                 return
             kind = event.get("event")
@@ -186,7 +240,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
                 entry: dict[str, Any] = {"tool": index}
                 if isinstance(event.get("callId"), str):
                     entry["callId"] = event["callId"]
-                if signal.aborted:
+                if aborted:
                     entry["afterAbort"] = True
                 ran.append(entry)
                 started.add(index)
@@ -198,7 +252,13 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
                     keep(loop.create_task(abort_when_idle(lambda: True)))
                 maybe_abort_while_pending()
 
-        return lambda event: on_loop(loop, lambda: record(event))
+        def on_event(event: ToolEvent) -> None:
+            # whether the abort came before the event is read where the
+            # event happens (a worker thread), not when the loop gets to it
+            aborted = signal.aborted
+            on_loop(loop, lambda: record(event, aborted))
+
+        return on_event
 
     tools = []
     for index, spec in enumerate(specs):
