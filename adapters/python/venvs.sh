@@ -34,6 +34,12 @@ for id in "$@"; do
     echo "venvs.sh: no $requirements" >&2
     exit 1
   fi
+  if grep -qi '^toolgate[-_]adapter' "$requirements"; then
+    # `pip freeze` in a runtime's venv lists the kit (its .pth): the kit is
+    # linked below, never installed from an index
+    echo "venvs.sh: $requirements pins toolgate-adapter; freeze with \`pip freeze --exclude toolgate-adapter\`" >&2
+    exit 1
+  fi
   [ -x "$folder/.venv/bin/python" ] || "$python" -m venv "$folder/.venv"
   "$folder/.venv/bin/python" -m pip install "${pip_quiet[@]}" -r "$requirements"
   if [ "$id" = dev ]; then
