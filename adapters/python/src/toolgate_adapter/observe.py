@@ -86,9 +86,7 @@ def threads_busy() -> bool:
     a known wait (a ``ThreadPoolExecutor`` or ``queue.Queue`` worker with an
     empty queue, a ``threading`` wait, a selector) to be idle."""
     me = threading.get_ident()
-    return any(
-        ident != me and not _parked(frame) for ident, frame in sys._current_frames().items()
-    )
+    return any(ident != me and not _parked(frame) for ident, frame in sys._current_frames().items())
 
 
 def _parked(frame: FrameType) -> bool:

@@ -1,0 +1,258 @@
+//! The portable suite's gate against a real Python runtime: the suite's
+//! Python positive control, `adapters/python/runtimes/toolgate-wall-python`
+//! (an asyncio executor that keeps the whole wall), passes every boundary
+//! case under `--strict`, and every deliberately broken copy of it listed in
+//! its `mutants.json` is caught, the gate naming exactly the requirements
+//! the mutant lists.
+//!
+//! Needs the wall's virtual environment (`adapters/python/venvs.sh
+//! toolgate-wall-python`, as `.ci/run` does). Without it these tests say so
+//! and pass, unless `TOOLGATE_REQUIRE_PYTHON=1`, where they fail.
+
+mod common;
+
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use toolgate_contract::suites::Level;
+use toolgate_runner::cases::{self, RunCase};
+use toolgate_runner::outcome::Status;
+use toolgate_runner::report::RunReport;
+use toolgate_runner::run::{run, RunOptions};
+
+/// Mutants run at once: each run is one adapter process that mostly waits
+/// (settle windows, deadlines), so more than the 2 cores of CI are kept busy
+/// without the wall's bounds (1 s) coming near.
+const MUTANTS_AT_ONCE: usize = 4;
+
+fn wall_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/python/runtimes/toolgate-wall-python")
+}
+
+/// The wall's interpreter, whose site-packages hold jsonschema and a `.pth`
+/// file pointing at the adapter kit.
+fn python() -> PathBuf {
+    wall_dir().join(".venv/bin/python")
+}
+
+/// Whether the wall's virtual environment is there and imports the kit and
+/// jsonschema; fails under `TOOLGATE_REQUIRE_PYTHON` when it does not.
+fn ready() -> bool {
+    let why = if !python().exists() {
+        format!("{} is missing", python().display())
+    } else {
+        match Command::new(python())
+            .args(["-c", "import jsonschema, toolgate_adapter"])
+            .output()
+        {
+            Ok(o) if o.status.success() => return true,
+            Ok(o) => format!(
+                "{} cannot import jsonschema and toolgate_adapter: {}",
+                python().display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => format!("{} does not run: {e}", python().display()),
+        }
+    };
+    assert!(
+        std::env::var_os("TOOLGATE_REQUIRE_PYTHON").is_none(),
+        "TOOLGATE_REQUIRE_PYTHON is set but the Python gate cannot run: {why}; \
+         run `bash adapters/python/venvs.sh toolgate-wall-python` from the repository root"
+    );
+    eprintln!(
+        "not run: {why}; run `bash adapters/python/venvs.sh toolgate-wall-python` \
+         (set TOOLGATE_REQUIRE_PYTHON=1 to fail instead)"
+    );
+    false
+}
+
+/// The tests of this file take turns: the wall's run is judged under
+/// `--strict` (bounds of 1 s), and it should not share two cores with four
+/// mutants.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The gate's options on the shim in `folder`, run by the wall's
+/// interpreter.
+fn options(folder: &Path) -> RunOptions {
+    let command = format!(
+        "{} -m toolgate_adapter --shim {}",
+        shell_words::quote(&python().display().to_string()),
+        shell_words::quote(&folder.display().to_string())
+    );
+    RunOptions {
+        strict: true,
+        ..common::gate_options(command, "boundary", Duration::from_secs(60))
+    }
+}
+
+#[derive(Deserialize)]
+struct Mutant {
+    name: String,
+    description: String,
+    find: String,
+    replace: String,
+    requirements: Vec<String>,
+}
+
+fn mutants() -> Vec<Mutant> {
+    serde_json::from_str(&std::fs::read_to_string(wall_dir().join("mutants.json")).unwrap())
+        .expect("mutants.json: an array of { name, description, find, replace, requirements }")
+}
+
+fn boundary_cases() -> Vec<RunCase> {
+    cases::corpus(None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.suite.id() == "boundary")
+        .collect()
+}
+
+#[test]
+fn the_python_wall_passes_every_boundary_case_strictly() {
+    let _turn = turn();
+    if !ready() {
+        return;
+    }
+    let started = Instant::now();
+    let report = run(&options(&wall_dir())).expect("the gate runs");
+    eprintln!("the wall: {:.1} s", started.elapsed().as_secs_f64());
+    assert_eq!(report.implementation.language, "python");
+    let bad: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status != Status::Pass)
+        .map(|c| format!("{} {}: {:?}", c.id, c.status.name(), c.violations))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(report.exit_code, 0);
+    assert_eq!(report.cases.len(), boundary_cases().len());
+    assert!(report.cases.len() >= 80, "{} cases", report.cases.len());
+}
+
+#[test]
+fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
+    let _turn = turn();
+    if !ready() {
+        return;
+    }
+    let started = Instant::now();
+    let source = std::fs::read_to_string(wall_dir().join("shim.py")).unwrap();
+    let mutants = mutants();
+    let corpus = boundary_cases();
+    // every MUST requirement of the suite is seen failing on some broken wall
+    let musts: BTreeSet<&str> = corpus
+        .iter()
+        .flat_map(|c| c.requirements.iter().map(move |r| (c, r)))
+        .filter(|(c, r)| c.suite.level(r) == Level::Must)
+        .map(|(_, r)| r.as_str())
+        .collect();
+    assert!(musts.len() >= 9, "{musts:?}");
+    let covered: BTreeSet<&str> = mutants
+        .iter()
+        .flat_map(|m| m.requirements.iter().map(String::as_str))
+        .collect();
+    let uncovered: Vec<&&str> = musts.iter().filter(|r| !covered.contains(**r)).collect();
+    assert!(uncovered.is_empty(), "no mutant breaks {uncovered:?}");
+    let names: BTreeSet<&str> = mutants.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names.len(), mutants.len(), "two mutants share a name");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
+    let problems = Mutex::new(Vec::new());
+    let timings = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..MUTANTS_AT_ONCE {
+            scope.spawn(|| loop {
+                let Some(m) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                let at = Instant::now();
+                let verdict = check_mutant(m, &source, tmp.path(), &corpus);
+                timings.lock().unwrap().push((m.name.clone(), at.elapsed()));
+                if let Err(problem) = verdict {
+                    problems.lock().unwrap().push(problem);
+                }
+            });
+        }
+    });
+    let mut timings = timings.into_inner().unwrap();
+    timings.sort();
+    for (name, spent) in &timings {
+        eprintln!("mutant {name}: {:.1} s", spent.as_secs_f64());
+    }
+    eprintln!(
+        "{} mutants: {:.1} s",
+        mutants.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Runs the boundary cases about `m`'s requirements on a mutated copy of
+/// the wall: caught, naming exactly the requirements it lists (over those
+/// cases; a consequence seen only by cases about other requirements is not
+/// looked for).
+fn check_mutant(m: &Mutant, source: &str, tmp: &Path, corpus: &[RunCase]) -> Result<(), String> {
+    if m.description.trim().is_empty() || m.requirements.is_empty() {
+        return Err(format!(
+            "{}: a mutant needs a description and requirements",
+            m.name
+        ));
+    }
+    let at = source.matches(&m.find).count();
+    if at != 1 {
+        return Err(format!("{}: `find` occurs {at} times in shim.py", m.name));
+    }
+    let dir = tmp.join(&m.name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("shim.py"), source.replacen(&m.find, &m.replace, 1)).unwrap();
+    let about: Vec<String> = corpus
+        .iter()
+        .filter(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
+        .map(|c| c.id.clone())
+        .collect();
+    if about.is_empty() {
+        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
+    }
+    let report = run(&RunOptions {
+        cases: about,
+        ..options(&dir)
+    })
+    .map_err(|e| format!("{}: the gate did not run: {e}", m.name))?;
+    if let Some(problem) = common::mutants::verdict(&m.name, &m.requirements, &report) {
+        return Err(problem);
+    }
+    exactly(m, &report)
+}
+
+/// The requirements the gate names are the mutant's, no more.
+fn exactly(m: &Mutant, report: &RunReport) -> Result<(), String> {
+    let listed: BTreeSet<&str> = m.requirements.iter().map(String::as_str).collect();
+    let extra: Vec<String> = report
+        .cases
+        .iter()
+        .flat_map(|c| {
+            c.requirements
+                .iter()
+                .filter(|r| !listed.contains(r.as_str()))
+                .map(move |r| format!("{r} ({})", c.id))
+        })
+        .collect();
+    if extra.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: the gate also names {}, which mutants.json does not list",
+            m.name,
+            extra.join(", ")
+        ))
+    }
+}
