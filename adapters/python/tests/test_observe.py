@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import SHIMS
 
-from toolgate_adapter import ResultSeen, ToolContext, Turn, TurnOutcome
+from toolgate_adapter import ResultSeen, ToolContext, Turn, TurnOutcome, behaviours
 from toolgate_adapter.__main__ import load_shim
-from toolgate_adapter.observe import ESCAPES, observe_case
+from toolgate_adapter.observe import ABANDONED, ESCAPES, observe_case
 
 DIRECT = load_shim(SHIMS / "direct")
 OBJECT = {"type": "object"}
@@ -107,6 +107,9 @@ def test_a_tool_that_swallows_the_cancellation_leaves_the_turn_pending() -> None
     assert seen["turn"] == "pending"
     assert "abortToEndMs" not in seen["measured"]
     assert seen["measured"]["wallMs"] >= 200
+    # once observed, the tool lets go: nothing of it lingers into the next case
+    assert not behaviours._SWALLOWING
+    assert all(task.done() for task in ABANDONED)
 
 
 def test_an_abort_after_a_call_settled_lets_the_runtime_see_its_result_first() -> None:

@@ -66,6 +66,12 @@ class SideChannel:
             if message.get("type") == "ack":
                 self.acked = max(self.acked, int(message["seq"]))
                 self.acked_changed.set()
+        # The shim closed its end: the turn is over (or the adapter is
+        # gone). A handler whose tool swallows its cancellation would keep
+        # this process alive, and under anyio spinning, for good (seen: such
+        # orphans at half a core each, slowing every later case and run);
+        # nothing here is observed any more, so the process ends now.
+        os._exit(0)
 
 
 def text_of(value: Any) -> str:

@@ -141,13 +141,36 @@ async def _until_aborted(context: ToolContext | None) -> None:
     await done
 
 
+#: The current wait of each body that swallows its cancellation.
+_SWALLOWING: set[asyncio.Future[None]] = set()
+
+
+def release_swallowing() -> None:
+    """Lets every body that swallows its cancellation go, with a
+    ``CancelledError``. The kit calls it once a case's observation is
+    taken: what such a body does to its runtime is the case's to see, and
+    no later case's (under anyio, a swallowed cancellation is delivered
+    again on every turn of the loop: left running, each such body would
+    keep a core busy through every later case)."""
+    for wait in list(_SWALLOWING):
+        if not wait.done():
+            wait.set_result(None)
+
+
 async def _forever_swallowing() -> None:
-    """Never returns: each cancellation is caught and the wait goes on."""
+    """Never returns: each cancellation is caught and the wait goes on,
+    until :func:`release_swallowing`."""
     while True:
+        wait = _held_future()
+        _SWALLOWING.add(wait)
         try:
-            await _held_future()
+            await wait
         except asyncio.CancelledError:
             # the tool that does not let go: the task's cancel() is undone
             current = asyncio.current_task()
             if current is not None and hasattr(current, "uncancel"):
                 current.uncancel()
+            continue
+        finally:
+            _SWALLOWING.discard(wait)
+        raise asyncio.CancelledError("toolgate: the case is over; the tool lets go")

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from types import FrameType, ModuleType
 from typing import Any
 
-from .behaviours import executor_for, is_async, is_pending
+from .behaviours import executor_for, is_async, is_pending, release_swallowing
 from .encode import encode_delivered, utf8_bytes
 from .shim_api import AbortSignal, Call, Tool, ToolEvent, Turn, TurnOutcome, on_loop
 from .values import materialize
@@ -328,6 +328,10 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
         else:
             _record_outcome(outcome, observation, measured)
     observation["uncaught"] = ESCAPES.count - escaped_before
+    # the case is observed: its tools that swallow their cancellation let
+    # go now, so they cost no later case anything
+    release_swallowing()
+    await until_idle()
     return observation
 
 
