@@ -191,7 +191,9 @@ fn generated_cases_pass_the_wall_and_catch_a_mutant_shrunk_and_replayed() {
     let generated = |runtime: &Path, save_dir: &Path| RunOptions {
         no_corpus: true,
         generate: 60,
-        seed: Some(20261201),
+        // a seed whose 60 cases the mutant below fails (the generator's
+        // choices moved with the number/set/bytes families)
+        seed: Some(20261202),
         shrink_steps: 64,
         max_shrinks: 1,
         save_dir: save_dir.to_path_buf(),

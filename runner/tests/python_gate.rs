@@ -164,23 +164,12 @@ fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
     assert_eq!(names.len(), mutants.len(), "two mutants share a name");
 
     let tmp = tempfile::tempdir().unwrap();
-    let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
-    let problems = Mutex::new(Vec::new());
     let timings = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..MUTANTS_AT_ONCE {
-            scope.spawn(|| loop {
-                let Some(m) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                let at = Instant::now();
-                let verdict = check_mutant(m, &source, tmp.path(), &corpus);
-                timings.lock().unwrap().push((m.name.clone(), at.elapsed()));
-                if let Err(problem) = verdict {
-                    problems.lock().unwrap().push(problem);
-                }
-            });
-        }
+    let problems = common::mutants::check_all_at(&mutants, MUTANTS_AT_ONCE, |m| {
+        let at = Instant::now();
+        let verdict = check_mutant(m, &source, tmp.path(), &corpus);
+        timings.lock().unwrap().push((m.name.clone(), at.elapsed()));
+        verdict.err()
     });
     let mut timings = timings.into_inner().unwrap();
     timings.sort();
@@ -192,7 +181,6 @@ fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
         mutants.len(),
         started.elapsed().as_secs_f64()
     );
-    let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

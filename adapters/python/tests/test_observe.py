@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import types
 from typing import Any
 
@@ -209,3 +210,33 @@ def test_a_sync_tool_in_a_worker_thread_finishes_before_an_abort_while_a_sibling
             {"tool": 1, "callId": "call_2"},
         ]
         assert seen["results"][0]["delivered"] == "kept"
+
+
+def test_a_start_reported_late_from_a_tool_process_is_placed_by_when_it_happened() -> None:
+    # as a tool process reports over a pipe: call_1 started (and settled,
+    # which brings the abort) before the abort, but its start arrives after
+    # it; call_2 really started after it
+    async def remote(turn: Turn) -> TurnOutcome:
+        first, second = turn.tools
+        early = time.monotonic()
+        first.on_event(
+            {"event": "settle", "index": 0, "callId": "call_1", "outcome": "fulfilled", "at": early}
+        )
+        await turn.signal.wait()
+        first.on_event({"event": "start", "index": 0, "callId": "call_1", "at": early})
+        second.on_event({"event": "start", "index": 1, "callId": "call_2", "at": time.monotonic()})
+        return TurnOutcome()
+
+    module = types.ModuleType("remote")
+    module.run_turn = remote  # type: ignore[attr-defined]
+    module.cancellation = "signal"  # type: ignore[attr-defined]
+    scenario = {
+        "tools": [tool("a", {"returns": 1}), tool("b", {"returns": 2})],
+        "turn": [call(1, "a"), call(2, "b")],
+        "abort": {"afterSettled": "call_1"},
+    }
+    seen = LOOP.run_until_complete(observe_case(module, scenario, settle_ms=1000))
+    assert seen["ran"] == [
+        {"tool": 0, "callId": "call_1"},
+        {"tool": 1, "callId": "call_2", "afterAbort": True},
+    ]

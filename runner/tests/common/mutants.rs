@@ -71,10 +71,19 @@ pub fn check_all<M: Sync>(
     mutants: &[M],
     check: impl Fn(&M) -> Option<String> + Sync,
 ) -> Vec<String> {
+    check_all_at(mutants, 2, check)
+}
+
+/// `check_all` with `at_once` runs at a time.
+pub fn check_all_at<M: Sync>(
+    mutants: &[M],
+    at_once: usize,
+    check: impl Fn(&M) -> Option<String> + Sync,
+) -> Vec<String> {
     let queue = std::sync::Mutex::new(mutants.iter().collect::<Vec<_>>());
     let problems = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..2 {
+        for _ in 0..at_once {
             scope.spawn(|| loop {
                 let Some(m) = queue.lock().unwrap().pop() else {
                     return;

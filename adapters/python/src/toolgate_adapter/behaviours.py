@@ -15,6 +15,7 @@ bare ``except BaseException`` does.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -63,7 +64,11 @@ def executor_for(
             built = materialize(final[key])
 
     def event(name: str, context: ToolContext | None, **extra: Any) -> None:
-        record: ToolEvent = {"event": name, "index": index}
+        # "at": the system-wide monotonic clock (CLOCK_MONOTONIC on Linux,
+        # the same in every process), so a start in a tool process is
+        # placed before or after the abort exactly, however late its event
+        # arrives over a pipe
+        record: ToolEvent = {"event": name, "index": index, "at": time.monotonic()}
         if context is not None and context.call_id is not None:
             record["callId"] = context.call_id
         record.update(extra)

@@ -180,6 +180,8 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     started: set[int] = set()
     settled: set[int] = set()
     aborted_at: list[float] = []
+    # the abort on the clock tool events carry ("at", time.monotonic())
+    aborted_on: list[float] = []
     specs: list[dict[str, Any]] = scenario["tools"]
     timing: dict[str, Any] = scenario.get("abort") or {}
 
@@ -187,6 +189,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
         if signal.aborted:
             return
         aborted_at.append(time.perf_counter())
+        aborted_on.append(time.monotonic())
         signal.abort()
         task = holder.get("turn")
         if by_task and task is not None:
@@ -251,9 +254,15 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
                 maybe_abort_while_pending()
 
         def on_event(event: ToolEvent) -> None:
-            # whether the abort came before the event is read where the
-            # event happens (a worker thread), not when the loop gets to it
-            aborted = signal.aborted
+            # whether the abort came before the event is decided by when the
+            # event happened (its "at", or now in the thread it happens in),
+            # not when the loop gets to it: an event from a worker thread or
+            # a tool process may arrive after an abort it preceded
+            at = event.get("at")
+            if isinstance(at, float):
+                aborted = bool(aborted_on) and at > aborted_on[0]
+            else:
+                aborted = signal.aborted
             on_loop(loop, lambda: record(event, aborted))
 
         return on_event
