@@ -32,6 +32,9 @@ pub enum ErrorKind {
     Model(String),
     /// A scenario or corpus file is malformed; says where and why.
     Scenario(String),
+    /// The machine under a reference failed it: a database or a temporary
+    /// directory it runs a case in (the `actions` suite's SQLite).
+    Storage(String),
 }
 
 /// The codes of contract errors.
@@ -73,6 +76,7 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::Model(what) => write!(f, "outside the host model: {what}"),
             ErrorKind::Scenario(what) => write!(f, "invalid scenario: {what}"),
+            ErrorKind::Storage(what) => write!(f, "storage: {what}"),
         }
     }
 }
@@ -92,6 +96,9 @@ impl Error {
     }
     pub(crate) fn scenario(what: impl Into<String>) -> Error {
         Error::new(ErrorKind::Scenario(what.into()))
+    }
+    pub(crate) fn storage(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Storage(what.into()))
     }
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {

@@ -12,6 +12,7 @@
     )
 )]
 
+pub mod actions;
 pub mod api;
 pub mod bigint;
 pub mod call;

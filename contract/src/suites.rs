@@ -190,6 +190,7 @@ pub fn all() -> Vec<&'static dyn SuiteDef> {
         &crate::portable::PORTABLE,
         &crate::pipeline::PIPELINE,
         &crate::workspace::WORKSPACE,
+        &crate::actions::ACTIONS,
     ]
 }
 

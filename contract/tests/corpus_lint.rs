@@ -34,7 +34,7 @@ const EXEMPTION: &str = "**No case can show**";
 /// resolves to the sibling file, as it does for any validator reading them
 /// from one directory. Nothing is fetched.
 const SCHEMA_BASE: &str = "file:///toolgate/corpus/schema/";
-const SCHEMAS: [&str; 9] = [
+const SCHEMAS: [&str; 11] = [
     "scenario.schema.json",
     "observation.schema.json",
     "boundary-scenario.schema.json",
@@ -43,6 +43,8 @@ const SCHEMAS: [&str; 9] = [
     "pipeline-observation.schema.json",
     "workspace-scenario.schema.json",
     "workspace-observation.schema.json",
+    "actions-scenario.schema.json",
+    "actions-observation.schema.json",
     "case-file.schema.json",
 ];
 /// Schema errors listed per file; the rest are counted.
@@ -431,6 +433,11 @@ fn every_core_requirement_is_named_by_two_core_cases_unless_exempt() {
 #[test]
 fn every_pipeline_requirement_is_named_by_two_pipeline_cases_unless_exempt() {
     two_cases_each_unless_exempt(&PIPELINE);
+}
+
+#[test]
+fn every_actions_requirement_is_named_by_two_actions_cases_unless_exempt() {
+    two_cases_each_unless_exempt(&toolgate_contract::actions::ACTIONS);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Generated scenarios of every suite that has a generator, as JSON, so
 //! that `toolgate run --generate` draws, judges and shrinks cases of any
 //! suite without knowing its insides. `core` renders a shrinkable [`Plan`];
-//! `boundary`, `pipeline` and `workspace` draw a byte string and build the scenario from
+//! `boundary`, `pipeline`, `workspace` and `actions` draw a byte string and build the scenario from
 //! it with their fuzz target's generator (`portable::generate`,
 //! `pipeline::generate`), so one generator serves
 //! fuzzing, the property tests and the runner, and proptest shrinks the
@@ -56,6 +56,17 @@ pub fn workspace() -> impl Strategy<Value = toolgate_contract::workspace::spec::
         .prop_map(|b| toolgate_contract::workspace::generate::scenario_from_bytes(&b))
 }
 
+/// The bytes one actions scenario is built from (four items, two runs of
+/// ten entries with every choice made).
+pub const ACTIONS_BYTES: usize = 256;
+
+/// Scenarios of the `actions` suite (hostile action texts, replays, stale
+/// revisions and outside changes on a small inventory).
+pub fn actions() -> impl Strategy<Value = toolgate_contract::actions::spec::ActionsScenario> {
+    proptest::collection::vec(any::<u8>(), 0..=ACTIONS_BYTES)
+        .prop_map(|b| toolgate_contract::actions::generate::scenario_from_bytes(&b))
+}
+
 /// The scenarios of suite `id` as JSON, when it has a generator.
 pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
     match id {
@@ -79,6 +90,11 @@ pub fn scenarios(id: &str) -> Option<BoxedStrategy<Json>> {
         ),
         "workspace" => Some(
             workspace()
+                .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
+                .boxed(),
+        ),
+        "actions" => Some(
+            actions()
                 .prop_map(|s| serde_json::to_value(s).unwrap_or(Json::Null))
                 .boxed(),
         ),

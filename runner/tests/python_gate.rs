@@ -14,7 +14,6 @@ mod common;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use toolgate_contract::suites::Level;
@@ -41,32 +40,11 @@ fn python() -> PathBuf {
 /// Whether the wall's virtual environment is there and imports the kit and
 /// jsonschema; fails under `TOOLGATE_REQUIRE_PYTHON` when it does not.
 fn ready() -> bool {
-    let why = if !python().exists() {
-        format!("{} is missing", python().display())
-    } else {
-        match Command::new(python())
-            .args(["-c", "import jsonschema, toolgate_adapter"])
-            .output()
-        {
-            Ok(o) if o.status.success() => return true,
-            Ok(o) => format!(
-                "{} cannot import jsonschema and toolgate_adapter: {}",
-                python().display(),
-                String::from_utf8_lossy(&o.stderr).trim()
-            ),
-            Err(e) => format!("{} does not run: {e}", python().display()),
-        }
-    };
-    assert!(
-        std::env::var_os("TOOLGATE_REQUIRE_PYTHON").is_none(),
-        "TOOLGATE_REQUIRE_PYTHON is set but the Python gate cannot run: {why}; \
-         run `bash adapters/python/venvs.sh toolgate-wall-python` from the repository root"
-    );
-    eprintln!(
-        "not run: {why}; run `bash adapters/python/venvs.sh toolgate-wall-python` \
-         (set TOOLGATE_REQUIRE_PYTHON=1 to fail instead)"
-    );
-    false
+    common::python::ready(
+        &python(),
+        "jsonschema, toolgate_adapter",
+        "bash adapters/python/venvs.sh toolgate-wall-python",
+    )
 }
 
 /// The tests of this file take turns: the wall's run is judged under

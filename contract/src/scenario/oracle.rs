@@ -232,7 +232,7 @@ fn outcome(built: &Built, driven: Driven) -> Result<Outcome, Error> {
                 let id = crate::model::NodeId(u32::try_from(*origin).unwrap_or(u32::MAX));
                 Outcome::NonRecoverable(built.name(id).to_string())
             }
-            ErrorKind::Model(_) | ErrorKind::Scenario(_) => return Err(e),
+            ErrorKind::Model(_) | ErrorKind::Scenario(_) | ErrorKind::Storage(_) => return Err(e),
         },
     })
 }

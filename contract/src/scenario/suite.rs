@@ -335,7 +335,10 @@ mod tests {
     #[test]
     fn every_suite_is_listed_with_its_prefix() {
         let ids: Vec<&str> = suites::all().iter().map(|s| s.id()).collect();
-        assert_eq!(ids, ["core", "boundary", "pipeline", "workspace"]);
+        assert_eq!(
+            ids,
+            ["core", "boundary", "pipeline", "workspace", "actions"]
+        );
         assert_eq!(
             suites::of_requirement("BOUNDARY-05").map(|s| s.id()),
             Some("boundary")
@@ -352,7 +355,11 @@ mod tests {
             suites::of_requirement("WS-PATH-03").map(|s| s.id()),
             Some("workspace")
         );
-        assert!(suites::of_requirement("ACT-01").is_none());
+        assert_eq!(
+            suites::of_requirement("ACT-AUTH-02").map(|s| s.id()),
+            Some("actions")
+        );
+        assert!(suites::of_requirement("ACTION-01").is_none());
         assert_eq!(
             format!("{:?}", suites::get("core").unwrap()),
             "SuiteDef(core)"

@@ -1,10 +1,11 @@
 //! Helpers the runner's gate tests share: where the Node adapters are,
-//! whether Node is there, a gate's options and exit-code check, and the
+//! whether Node (and a Python environment, `python`) is there, a gate's options and exit-code check, and the
 //! verdict on a mutant's run.
 
 #![allow(dead_code)]
 
 pub mod mutants;
+pub mod python;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,6 +3,10 @@ the toolgate adapter (runner/PROTOCOL.md) for the portable ``boundary``
 suite on a Python agent runtime, through the shim in that folder
 (adapters/python/runtimes/SHIM.md). A case needing what the runtime cannot
 express (the shim's ``not_applicable``) is answered ``notApplicable``.
+
+``python -m toolgate_adapter --actions <module.py>``: the same protocol for
+the ``actions`` suite (adapters/python/actions/FORMAT.md) on a Python
+implementation module of seed 002's contract (``actions.py`` drives it).
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, BinaryIO
 
+from .actions import identity as actions_identity
+from .actions import load_implementation, observe_scenario
 from .observe import ESCAPES, not_applicable, observe_case
 from .protocol import claim_stdout, log, serve
 
@@ -53,9 +59,15 @@ def identity(shim: ModuleType | None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m toolgate_adapter",
-        description="the toolgate boundary adapter for a Python runtime shim",
+        description="the toolgate adapter for a Python runtime shim (boundary) or actions module",
     )
-    parser.add_argument("--shim", required=True, help="the runtime's folder (holding shim.py)")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--shim", help="the runtime's folder (holding shim.py)")
+    target.add_argument(
+        "--actions",
+        metavar="MODULE",
+        help="an implementation module of the actions suite (adapters/python/actions)",
+    )
     parser.add_argument(
         "--settle-ms",
         type=float,
@@ -66,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.settle_ms <= 0:
         parser.error("--settle-ms is a positive number")
     replies = claim_stdout()
+    if options.actions is not None:
+        return serve_actions(Path(options.actions).resolve(), replies)
 
     shim: ModuleType | None = None
     load_failure: str | None = None
@@ -97,6 +111,37 @@ def main(argv: list[str] | None = None) -> int:
         replies=replies,
         requests=sys.stdin.buffer,
         loop=loop,
+    )
+    return 0
+
+
+def serve_actions(path: Path, replies: BinaryIO) -> int:
+    """Serves the ``actions`` suite on the implementation module at ``path``."""
+    module: ModuleType | None = None
+    load_failure: str | None = None
+    try:
+        module = load_implementation(path)
+    except Exception as error:  # noqa: BLE001 (a module may raise anything on import)
+        load_failure = (
+            f"could not load the actions implementation {path}: {type(error).__name__}: {error}"
+        )
+        log(load_failure)
+
+    async def run(case: dict[str, Any]) -> dict[str, Any]:
+        assert module is not None
+        return {"observation": observe_scenario(module, case["scenario"])}
+
+    serve(
+        hello={
+            "implementation": actions_identity(module, path),
+            "suites": ["actions"],
+            "capabilities": [],
+        },
+        run=run,
+        load_failure=load_failure,
+        replies=replies,
+        requests=sys.stdin.buffer,
+        loop=asyncio.new_event_loop(),
     )
     return 0
 

@@ -1,0 +1,99 @@
+//! The `actions` suite (seed 002, `ACT-*`; issue 19): strict action
+//! contracts with real effects. A policy proposes JSON actions as raw text;
+//! a structure layer accepts only exact shapes and exact types; an
+//! authorization layer decides whether a well-typed action may run for the
+//! task; only `reserve` writes, idempotently, to a real SQLite inventory
+//! and ledger; five outcome classes stay apart
+//! (`adapters/python/actions/FORMAT.md`).
+//!
+//! `spec` holds the formats and the table of refusal codes;
+//! `strict_json` the parser of action texts; `structure` the seed's
+//! `validate_action`; `authorize` its `Runner.authorize` over what a run
+//! has seen; `store` the database; `runner` one run; `reference` a
+//! scenario run on a fresh database; `judge` the requirement-naming
+//! comparison; `requirements` the ids; `generate` (feature `fuzzing`)
+//! hostile scenarios from bytes, and `properties` what every scenario
+//! keeps on the reference.
+
+pub mod authorize;
+#[cfg(feature = "fuzzing")]
+pub mod generate;
+pub mod judge;
+#[cfg(feature = "fuzzing")]
+pub mod properties;
+pub mod reference;
+pub mod requirements;
+pub mod runner;
+pub mod spec;
+pub mod store;
+pub mod strict_json;
+pub mod structure;
+
+use crate::error::Error;
+use crate::suites::{decode, encode, Judgement, Level, SuiteDef};
+use serde_json::Value as Json;
+use spec::{ActionsObservation, ActionsScenario};
+
+/// The actions suite.
+pub struct Actions;
+
+/// The one instance `suites::all` lists.
+pub static ACTIONS: Actions = Actions;
+
+const OBSERVATION_SCHEMA: &str =
+    include_str!("../../../corpus/schema/actions-observation.schema.json");
+
+fn scenario(json: &Json) -> Result<ActionsScenario, Error> {
+    let scenario: ActionsScenario = decode("actions scenario", json)?;
+    reference::check(&scenario)?;
+    Ok(scenario)
+}
+
+impl SuiteDef for Actions {
+    fn id(&self) -> &'static str {
+        "actions"
+    }
+
+    fn requirement_prefix(&self) -> &'static str {
+        "ACT-"
+    }
+
+    fn level(&self, requirement: &str) -> Level {
+        requirements::level(requirement)
+    }
+
+    fn check_scenario(&self, scenario_json: &Json) -> Result<(), Error> {
+        scenario(scenario_json).map(|_| ())
+    }
+
+    fn observe(&self, scenario_json: &Json) -> Result<Json, Error> {
+        encode(&reference::observe(&scenario(scenario_json)?)?)
+    }
+
+    fn capabilities(&self, _scenario: &Json) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn observation_schema(&self) -> &'static str {
+        OBSERVATION_SCHEMA
+    }
+
+    fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
+        let decoded = (
+            scenario(scenario_json),
+            decode::<ActionsObservation>("actions observation", expected),
+            decode::<ActionsObservation>("actions observation", actual),
+        );
+        match decoded {
+            (Ok(s), Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
+            _ => Judgement::undecodable(),
+        }
+    }
+
+    fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
+        encode(&decode::<ActionsObservation>(
+            "actions observation",
+            observation,
+        )?)
+    }
+}
