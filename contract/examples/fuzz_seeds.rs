@@ -3,7 +3,9 @@
 //! targets take core scenarios; `serializer` builds graphs from raw bytes
 //! and has no seeds), every boundary case (the `boundary`
 //! target takes portable ones), every pipeline case (`pipeline`) and every
-//! workspace case that runs no bash (`workspace`).
+//! workspace case that runs no bash (`workspace`), every actions case
+//! (`actions`) and every distinct action text of them (`action_text`,
+//! the raw text, named by its SHA-256).
 //! Run after changing cases: `cargo run -p toolgate-contract --example fuzz_seeds`.
 
 use std::path::Path;
@@ -45,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // the boundary, pipeline and workspace targets take their own suite's
     // scenarios (workspace: not those running bash, which its oracle skips)
-    for suite in ["boundary", "pipeline", "workspace"] {
+    for suite in ["boundary", "pipeline", "workspace", "actions"] {
         let dir = root.join("fuzz").join(suite);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)?;
@@ -67,6 +69,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
+    }
+    // the structure layer's target takes the raw texts the actions cases
+    // propose
+    let dir = root.join("fuzz").join("action_text");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    let mut texts = std::collections::BTreeSet::new();
+    for (_, file) in files.iter().filter(|(_, f)| f.suite == "actions") {
+        for case in &file.cases {
+            let runs = case.scenario["runs"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for run in runs {
+                let policy = run["policy"].as_array().cloned().unwrap_or_default();
+                texts.extend(policy.iter().filter_map(|e| e.as_str().map(str::to_owned)));
+            }
+        }
+    }
+    for text in texts {
+        let digest = toolgate_contract::actions::store::digest(&text);
+        let name = digest
+            .trim_start_matches("sha256:")
+            .get(..16)
+            .unwrap_or("seed")
+            .to_owned();
+        std::fs::write(dir.join(format!("{name}.txt")), text)?;
+        written += 1;
     }
     println!(
         "wrote {written} seeds under {}",

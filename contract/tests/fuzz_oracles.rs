@@ -93,6 +93,52 @@ fn pipeline_oracle() {
 }
 
 #[test]
+fn action_text_oracle() {
+    check("action_text", fuzzing::action_text, 2000, 2000);
+}
+
+/// The action texts of the seeds, each edited ten times the way a fuzzer
+/// edits them (a byte inserted from JSON's own alphabet and its near
+/// misses, a byte deleted, a stretch repeated): random bytes alone seldom
+/// come near JSON.
+#[test]
+fn action_text_oracle_on_edited_seeds() {
+    const ALPHABET: &[u8] = b" \t\n\r\x0c\x0b,:[]{}\"\\/ubfnrt0123456789.eE+-NIa\x00\x7f\xc3\xff";
+    let mut rng = StdRng::seed_from_u64(0x0ac7_10a5);
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/fuzz/action_text");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(seeds).unwrap().flatten() {
+        let seed = std::fs::read(entry.path()).unwrap();
+        for _ in 0..10 {
+            let mut data = seed.clone();
+            for _ in 0..rng.random_range(1..4) {
+                let at = rng.random_range(0..=data.len());
+                match rng.random_range(0..3) {
+                    0 => data.insert(at, ALPHABET[rng.random_range(0..ALPHABET.len())]),
+                    1 if at < data.len() => {
+                        data.remove(at);
+                    }
+                    _ => {
+                        let end = (at + rng.random_range(1..16)).min(data.len());
+                        let stretch = data[at..end].to_vec();
+                        data.splice(at..at, stretch);
+                    }
+                }
+            }
+            if fuzzing::action_text(&data) == Verdict::Checked {
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 2000, "only {checked} edited texts were checked");
+}
+
+#[test]
+fn actions_oracle() {
+    check("actions", fuzzing::actions, 300, 300);
+}
+
+#[test]
 fn workspace_oracle() {
     check("workspace", fuzzing::workspace, 120, 110);
 }

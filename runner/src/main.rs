@@ -181,8 +181,8 @@ struct RunArgs {
     #[arg(long)]
     no_corpus: bool,
     /// Add N generated cases of each suite that has a generator (core,
-    /// boundary, pipeline, workspace), is chosen (--suite) and is run by
-    /// the implementation.
+    /// boundary, pipeline, workspace, actions), is chosen (--suite) and is
+    /// run by the implementation.
     #[arg(long, value_name = "N", default_value_t = 0)]
     generate: u64,
     /// The seed of --generate (default: random, printed in the report).

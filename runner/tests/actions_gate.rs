@@ -13,13 +13,12 @@
 
 mod common;
 
-use serde::Deserialize;
+use common::mutants::Mutant;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use toolgate_runner::outcome::Status;
-use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
 /// Generated cases the implementation runs besides the corpus (the
@@ -62,19 +61,8 @@ fn options(module: &Path, generated: u64) -> RunOptions {
     }
 }
 
-#[derive(Deserialize)]
-struct Mutant {
-    name: String,
-    description: String,
-    find: String,
-    replace: String,
-    requirements: Vec<String>,
-}
-
 fn mutants() -> Vec<Mutant> {
-    let text = std::fs::read_to_string(actions_dir().join("mutants.json")).unwrap();
-    serde_json::from_str(&text)
-        .expect("mutants.json: an array of { name, description, find, replace, requirements }")
+    common::mutants::load(&actions_dir().join("mutants.json"))
 }
 
 #[test]
@@ -155,12 +143,8 @@ fn check_mutant(m: &Mutant, source: &str, tmp: &Path) -> Result<(), String> {
             m.name
         ));
     }
-    let at = source.matches(&m.find).count();
-    if at != 1 {
-        return Err(format!("{}: `find` occurs {at} times in agent.py", m.name));
-    }
     let module = tmp.join(format!("agent_{}.py", m.name.replace('-', "_")));
-    std::fs::write(&module, source.replacen(&m.find, &m.replace, 1)).unwrap();
+    std::fs::write(&module, m.apply(source, "agent.py")?).unwrap();
     let concurrent = m.requirements.iter().any(|r| r == "ACT-CONC-01");
     if concurrent {
         let raced = Command::new(python())
@@ -199,26 +183,5 @@ fn check_mutant(m: &Mutant, source: &str, tmp: &Path) -> Result<(), String> {
     if let Some(problem) = common::mutants::verdict(&m.name, &sequential, &report) {
         return Err(problem);
     }
-    exactly(&m.name, &sequential, &report)
-}
-
-/// The requirements the gate names are the mutant's, no more.
-fn exactly(name: &str, listed: &[String], report: &RunReport) -> Result<(), String> {
-    let mut extra: BTreeSet<String> = BTreeSet::new();
-    let mut example: Vec<String> = Vec::new();
-    for c in &report.cases {
-        for r in &c.requirements {
-            if !listed.contains(r) && extra.insert(r.clone()) {
-                example.push(format!("{r} ({})", c.id));
-            }
-        }
-    }
-    if extra.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{name}: the gate also names {}, which mutants.json does not list",
-            example.join(", ")
-        ))
-    }
+    common::mutants::exactly(&m.name, &sequential, &report)
 }

@@ -8,7 +8,7 @@
 //! Without them these tests say so and pass, unless `TOOLGATE_REQUIRE_NODE=1`,
 //! where they fail.
 
-use serde::Deserialize;
+use common::mutants::Mutant;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,14 +77,6 @@ fn options(runtime: &Path) -> RunOptions {
     }
 }
 
-#[derive(Deserialize)]
-struct Mutant {
-    name: String,
-    find: String,
-    replace: String,
-    requirements: Vec<String>,
-}
-
 #[test]
 fn the_wall_passes_every_boundary_case_strictly() {
     let _turn = turn();
@@ -110,9 +102,7 @@ fn every_mutant_of_the_wall_is_caught_naming_its_requirements() {
         return;
     }
     let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
-    let mutants: Vec<Mutant> =
-        serde_json::from_str(&std::fs::read_to_string(wall_dir().join("mutants.json")).unwrap())
-            .unwrap();
+    let mutants = common::mutants::load(&wall_dir().join("mutants.json"));
     // every MUST requirement is seen failing on some broken shim
     let covered: BTreeSet<&str> = mutants
         .iter()
@@ -163,17 +153,10 @@ fn check_mutant(
 
 /// A copy of the wall with `m` applied, in `tmp/<name>`.
 fn mutated_wall(m: &Mutant, source: &str, tmp: &Path) -> Result<PathBuf, String> {
-    let at = source.matches(&m.find).count();
-    if at != 1 {
-        return Err(format!("{}: `find` occurs {at} times", m.name));
-    }
+    let mutated = m.apply(source, "shim.mjs")?;
     let dir = tmp.join(&m.name);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("shim.mjs"),
-        source.replacen(&m.find, &m.replace, 1),
-    )
-    .unwrap();
+    std::fs::write(dir.join("shim.mjs"), mutated).unwrap();
     std::fs::copy(wall_dir().join("package.json"), dir.join("package.json")).unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink(wall_dir().join("node_modules"), dir.join("node_modules")).unwrap();
@@ -211,9 +194,7 @@ fn generated_cases_pass_the_wall_and_catch_a_mutant_shrunk_and_replayed() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 
     let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
-    let mutants: Vec<Mutant> =
-        serde_json::from_str(&std::fs::read_to_string(wall_dir().join("mutants.json")).unwrap())
-            .unwrap();
+    let mutants = common::mutants::load(&wall_dir().join("mutants.json"));
     let m = mutants
         .iter()
         .find(|m| m.name == "output-as-string")

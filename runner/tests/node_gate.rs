@@ -9,7 +9,6 @@
 
 mod common;
 
-use serde::Deserialize;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -62,14 +61,6 @@ fn the_javascript_implementation_passes_generated_cases() {
     assert!(skipped * 10 < report.cases.len(), "{skipped} skipped");
 }
 
-#[derive(Deserialize)]
-struct Mutant {
-    name: String,
-    find: String,
-    replace: String,
-    requirements: Vec<String>,
-}
-
 #[test]
 fn every_mutant_fails_the_gate_naming_its_requirements() {
     if !common::node_available() {
@@ -77,8 +68,7 @@ fn every_mutant_fails_the_gate_naming_its_requirements() {
     }
     let dir = common::node_dir();
     let source = std::fs::read_to_string(dir.join("toolgate-core.mjs")).unwrap();
-    let mutants: Vec<Mutant> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("mutants.json")).unwrap()).unwrap();
+    let mutants = common::mutants::load(&dir.join("mutants.json"));
     assert!(mutants.len() >= 10);
     let tmp = tempfile::tempdir().unwrap();
     let queue = Mutex::new(mutants.iter().collect::<Vec<_>>());
@@ -90,16 +80,15 @@ fn every_mutant_fails_the_gate_naming_its_requirements() {
                 let Some(m) = queue.lock().unwrap().pop() else {
                     return;
                 };
-                let at = source.matches(&m.find).count();
-                if at != 1 {
-                    problems
-                        .lock()
-                        .unwrap()
-                        .push(format!("{}: `find` occurs {at} times", m.name));
-                    continue;
-                }
+                let mutated = match m.apply(&source, "toolgate-core.mjs") {
+                    Ok(mutated) => mutated,
+                    Err(problem) => {
+                        problems.lock().unwrap().push(problem);
+                        continue;
+                    }
+                };
                 let path = tmp.path().join(format!("{}.mjs", m.name));
-                std::fs::write(&path, source.replacen(&m.find, &m.replace, 1)).unwrap();
+                std::fs::write(&path, mutated).unwrap();
                 let mut o = options(Some(&path));
                 o.exclude = SLOW.iter().map(|s| s.to_string()).collect();
                 let started = Instant::now();

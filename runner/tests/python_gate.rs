@@ -11,7 +11,7 @@
 
 mod common;
 
-use serde::Deserialize;
+use common::mutants::Mutant;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use toolgate_contract::suites::Level;
 use toolgate_runner::cases::{self, RunCase};
 use toolgate_runner::outcome::Status;
-use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
 /// Mutants run at once: each run is one adapter process that mostly waits
@@ -70,18 +69,8 @@ fn options(folder: &Path) -> RunOptions {
     }
 }
 
-#[derive(Deserialize)]
-struct Mutant {
-    name: String,
-    description: String,
-    find: String,
-    replace: String,
-    requirements: Vec<String>,
-}
-
 fn mutants() -> Vec<Mutant> {
-    serde_json::from_str(&std::fs::read_to_string(wall_dir().join("mutants.json")).unwrap())
-        .expect("mutants.json: an array of { name, description, find, replace, requirements }")
+    common::mutants::load(&wall_dir().join("mutants.json"))
 }
 
 fn boundary_cases() -> Vec<RunCase> {
@@ -173,13 +162,10 @@ fn check_mutant(m: &Mutant, source: &str, tmp: &Path, corpus: &[RunCase]) -> Res
             m.name
         ));
     }
-    let at = source.matches(&m.find).count();
-    if at != 1 {
-        return Err(format!("{}: `find` occurs {at} times in shim.py", m.name));
-    }
+    let mutated = m.apply(source, "shim.py")?;
     let dir = tmp.join(&m.name);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("shim.py"), source.replacen(&m.find, &m.replace, 1)).unwrap();
+    std::fs::write(dir.join("shim.py"), mutated).unwrap();
     let about: Vec<String> = corpus
         .iter()
         .filter(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
@@ -196,29 +182,5 @@ fn check_mutant(m: &Mutant, source: &str, tmp: &Path, corpus: &[RunCase]) -> Res
     if let Some(problem) = common::mutants::verdict(&m.name, &m.requirements, &report) {
         return Err(problem);
     }
-    exactly(m, &report)
-}
-
-/// The requirements the gate names are the mutant's, no more.
-fn exactly(m: &Mutant, report: &RunReport) -> Result<(), String> {
-    let listed: BTreeSet<&str> = m.requirements.iter().map(String::as_str).collect();
-    let extra: Vec<String> = report
-        .cases
-        .iter()
-        .flat_map(|c| {
-            c.requirements
-                .iter()
-                .filter(|r| !listed.contains(r.as_str()))
-                .map(move |r| format!("{r} ({})", c.id))
-        })
-        .collect();
-    if extra.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: the gate also names {}, which mutants.json does not list",
-            m.name,
-            extra.join(", ")
-        ))
-    }
+    common::mutants::exactly(&m.name, &m.requirements, &report)
 }

@@ -84,6 +84,10 @@ pub fn parse(text: &[u8]) -> Result<Value, Refusal> {
     Ok(value)
 }
 
+/// Members an object's duplicate names are looked for by a scan; past
+/// this, by a set.
+const SCAN_UP_TO: usize = 16;
+
 struct Parser<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -162,6 +166,7 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Value, Refusal> {
         self.expect(b'{')?;
         let mut members: Vec<(String, Value)> = Vec::new();
+        let mut names: Option<std::collections::HashSet<String>> = None;
         self.whitespace();
         if self.peek() == Some(b'}') {
             self.at += 1;
@@ -177,12 +182,20 @@ impl Parser<'_> {
             self.expect(b':')?;
             self.whitespace();
             let value = self.value(depth + 1)?;
-            // objects of an action have a handful of members: a scan is
-            // cheaper than a set, and the text bound caps it anyway
-            if members.iter().any(|(n, _)| *n == name) {
+            // an action's objects have a handful of members, where a scan
+            // is cheapest; a forged one may have a thousand (8 KiB of
+            // `"m1":0,`), where a scan would be quadratic
+            let repeated = match &mut names {
+                Some(set) => !set.insert(name.clone()),
+                None => members.iter().any(|(n, _)| *n == name),
+            };
+            if repeated {
                 return Err(Refusal::DuplicateName);
             }
             members.push((name, value));
+            if names.is_none() && members.len() == SCAN_UP_TO {
+                names = Some(members.iter().map(|(n, _)| n.clone()).collect());
+            }
             self.whitespace();
             match self.next()? {
                 b',' => continue,
@@ -354,6 +367,17 @@ mod tests {
         check(r#"{"a":1,"a":2}"#, Err(Refusal::DuplicateName));
         check(r#"{"a":{"b":1,"b":1}}"#, Err(Refusal::DuplicateName));
         check(r#"{"a\u0062":1,"ab":2}"#, Err(Refusal::DuplicateName));
+        // past the scan, in the set
+        let many: Vec<String> = (0..40).map(|i| format!("\"m{i}\":0")).collect();
+        assert!(parse(format!("{{{}}}", many.join(",")).as_bytes()).is_ok());
+        check(
+            &format!("{{{},\"m3\":1}}", many.join(",")),
+            Err(Refusal::DuplicateName),
+        );
+        check(
+            &format!("{{{},\"m39\":1}}", many.join(",")),
+            Err(Refusal::DuplicateName),
+        );
         check("NaN", Err(Refusal::NonFinite));
         check("[-Infinity]", Err(Refusal::NonFinite));
         check(r#""\ud800""#, Err(Refusal::LoneSurrogate));

@@ -10,6 +10,6 @@ pub mod graph;
 pub mod oracles;
 
 pub use oracles::{
-    boundary, call, pipeline, registry, scenario, serializer, serializer_scenario, workspace,
-    Verdict,
+    action_text, actions, boundary, call, pipeline, registry, scenario, serializer,
+    serializer_scenario, workspace, Verdict,
 };

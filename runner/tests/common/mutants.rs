@@ -1,12 +1,70 @@
 //! What the gate tests of adapters with deliberate mutants share: the
-//! verdict on one mutant's run (caught, naming every requirement the
-//! mutant lists; or, for an equivalent mutant, not caught) and the time
-//! the gate spent before its first failure.
+//! format of a `mutants.json` (a text replacement in a source file and the
+//! requirements the gate must name), the verdict on one mutant's run
+//! (caught, naming every requirement the mutant lists; or, for an
+//! equivalent mutant, not caught), that the gate names no other, and the
+//! time the gate spent before its first failure.
 
+use serde::Deserialize;
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::time::Duration;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::report::RunReport;
+
+/// One deliberate bug: `find` (which occurs once in the source) replaced by
+/// `replace`, and the requirements the gate must name.
+#[derive(Debug, Deserialize)]
+pub struct Mutant {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub find: String,
+    pub replace: String,
+    pub requirements: Vec<String>,
+}
+
+impl Mutant {
+    /// `source` with this mutant's replacement made, or why it cannot be.
+    pub fn apply(&self, source: &str, file: &str) -> Result<String, String> {
+        match source.matches(&self.find).count() {
+            1 => Ok(source.replacen(&self.find, &self.replace, 1)),
+            n => Err(format!("{}: `find` occurs {n} times in {file}", self.name)),
+        }
+    }
+}
+
+/// The mutants of a `mutants.json`.
+pub fn load(path: &Path) -> Vec<Mutant> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{}: an array of {{ name, description, find, replace, requirements }}: {e}",
+            path.display()
+        )
+    })
+}
+
+/// The requirements the gate names are the mutant's (`listed`), no more.
+pub fn exactly(name: &str, listed: &[String], report: &RunReport) -> Result<(), String> {
+    let mut extra: BTreeSet<&str> = BTreeSet::new();
+    let mut example: Vec<String> = Vec::new();
+    for c in &report.cases {
+        for r in &c.requirements {
+            if !listed.contains(r) && extra.insert(r) {
+                example.push(format!("{r} ({})", c.id));
+            }
+        }
+    }
+    if extra.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: the gate also names {}, which mutants.json does not list",
+            example.join(", ")
+        ))
+    }
+}
 
 /// What is wrong with the gate's verdict on mutant `name`, which should
 /// make the gate name each of `requirements` (none: an equivalent mutant
