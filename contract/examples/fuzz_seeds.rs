@@ -45,8 +45,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    // the boundary, pipeline and workspace targets take their own suite's
-    // scenarios (workspace: not those running bash, which its oracle skips)
+    // the boundary, pipeline, workspace and actions targets take their own
+    // suite's scenarios (workspace: not those running bash or making a
+    // swap, which its oracle skips)
     for suite in ["boundary", "pipeline", "workspace", "actions"] {
         let dir = root.join("fuzz").join(suite);
         if dir.exists() {
@@ -58,7 +59,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let runs_bash = case.scenario["calls"]
                     .as_array()
                     .is_some_and(|calls| calls.iter().any(|c| c["tool"] == "bash"));
-                if suite == "workspace" && runs_bash {
+                let swaps = case.scenario["calls"]
+                    .as_array()
+                    .is_some_and(|calls| calls.iter().any(|c| c.get("swap").is_some()));
+                if suite == "workspace" && (runs_bash || swaps) {
                     continue;
                 }
                 let text = serde_json::to_vec(&case.scenario)?;

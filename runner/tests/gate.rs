@@ -85,8 +85,8 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
     o.seed = Some(7);
     let report = check(&o, Status::Pass, 0);
     // 64 of each suite with a generator (core, boundary, pipeline,
-    // workspace)
-    assert_eq!(report.cases.len(), corpus_size() + 256);
+    // workspace, actions)
+    assert_eq!(report.cases.len(), corpus_size() + 320);
     assert_eq!(report.seed, Some(7));
     assert!(report.cases.iter().any(|c| c.id == "generated/7-63"));
     let boundary = report
@@ -104,6 +104,11 @@ fn the_built_in_reference_passes_the_whole_corpus_and_generated_cases() {
         .iter()
         .find(|c| c.id == "generated-workspace/7-63");
     assert_eq!(workspace.map(|c| c.suite.as_str()), Some("workspace"));
+    let actions = report
+        .cases
+        .iter()
+        .find(|c| c.id == "generated-actions/7-63");
+    assert_eq!(actions.map(|c| c.suite.as_str()), Some("actions"));
 }
 
 #[test]

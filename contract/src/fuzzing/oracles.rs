@@ -477,7 +477,9 @@ pub fn pipeline(data: &[u8]) -> Verdict {
 /// `workspace::properties::check`: nothing outside the root is created,
 /// changed or read, the in-memory model's boundary equals the disk's, and
 /// the reference stays within its schema and its own judge. A JSON
-/// scenario with a `bash` call is skipped (a fuzzer mutating shell
+/// scenario with a swap is skipped (the seed's check-then-use window,
+/// where the reference is warned by design), and so is one with a `bash`
+/// call (a fuzzer mutating shell
 /// commands would run arbitrary ones on the machine), and so is one whose
 /// tree cannot be made.
 pub fn workspace(data: &[u8]) -> Verdict {
@@ -489,6 +491,12 @@ pub fn workspace(data: &[u8]) -> Verdict {
         |scenario: &WorkspaceScenario| {
             if scenario.calls.iter().any(|c| c.tool == Tool::Bash) {
                 return Err("a workspace scenario that runs bash");
+            }
+            // a swap between a check and a use is the seed's known window
+            // (WS-RACE-01, a SHOULD): the reference is warned on its own
+            // observation by design, so the property does not hold there
+            if scenario.calls.iter().any(|c| c.swap.is_some()) {
+                return Err("a workspace scenario with a swap");
             }
             reference::check(scenario).map_err(|_| "a workspace scenario the reference refuses")?;
             // a tree the OS refuses to make (an entry under a missing
