@@ -11,7 +11,8 @@
 //! `validate_action`; `authorize` its `Runner.authorize` over what a run
 //! has seen; `store` the database; `runner` one run; `reference` a
 //! scenario run on a fresh database; `judge` the requirement-naming
-//! comparison; `requirements` the ids; `generate` (feature `fuzzing`)
+//! comparison; `mutants` observations broken on purpose, with what the
+//! judge must name; `requirements` the ids; `generate` (feature `fuzzing`)
 //! hostile scenarios from bytes, and `properties` what every scenario
 //! keeps on the reference.
 
@@ -19,6 +20,7 @@ pub mod authorize;
 #[cfg(feature = "fuzzing")]
 pub mod generate;
 pub mod judge;
+pub mod mutants;
 #[cfg(feature = "fuzzing")]
 pub mod properties;
 pub mod reference;

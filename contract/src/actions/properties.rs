@@ -7,9 +7,11 @@
 //! reservations that were not replays, one ledger row each. That last
 //! check is what "a refused action changes nothing", "a read-only task
 //! never writes", "the ledger never has two rows for one key" and "stock
-//! never goes negative" come to.
+//! never goes negative" come to. And the judge names every observation
+//! mutant of `mutants.rs` that fits the scenario as the mutant says.
 
 use super::judge::judge;
+use super::mutants::{Expect, MUTANTS};
 use super::reference::observe;
 use super::spec::{
     ActionsObservation, ActionsScenario, Database, ItemRow, LedgerRow, Mode, Outcome, PolicyEntry,
@@ -47,12 +49,37 @@ pub fn check(scenario: &ActionsScenario) -> Result<(), String> {
             show()
         ));
     }
+    every_mutant_is_named(scenario, &observation).map_err(|e| format!("{e}\n{}", show()))?;
     let keys: BTreeSet<_> = replayed.ledger.iter().map(|r| &r.idempotency_key).collect();
     if keys.len() != replayed.ledger.len() || replayed.items.iter().any(|i| i.available < 0) {
         return Err(format!(
             "two rows for a key or a negative stock\n{}",
             show()
         ));
+    }
+    Ok(())
+}
+
+/// Every mutant of `mutants.rs` that fits the scenario is named as it
+/// says.
+fn every_mutant_is_named(scenario: &ActionsScenario, o: &ActionsObservation) -> Result<(), String> {
+    for mutant in MUTANTS {
+        let Some((broken, expect)) = (mutant.apply)(scenario, o) else {
+            continue;
+        };
+        let named: BTreeSet<String> = judge(scenario, o, &broken)
+            .violations
+            .into_iter()
+            .map(|v| v.requirement.unwrap_or_else(|| "(unnamed)".into()))
+            .collect();
+        let fine = match &expect {
+            Expect::Exactly(wanted) => named.iter().map(String::as_str).eq(wanted.iter().copied()),
+            Expect::Includes(wanted) => named.contains(wanted),
+            Expect::Nothing => named.is_empty(),
+        };
+        if !fine {
+            return Err(format!("mutant {}: the judge names {named:?}", mutant.name));
+        }
     }
     Ok(())
 }
