@@ -117,6 +117,35 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Json, Error> {
     serde_json::to_value(value).map_err(|e| Error::scenario(format!("encoding: {e}")))
 }
 
+/// A suite's `judge` over its decoded scenario and two observations of
+/// type `O` (`what` names it in errors): the verdict of `judge`, or
+/// [`Judgement::undecodable`] when any of the three does not decode.
+pub fn judge_decoded<S, O: serde::de::DeserializeOwned>(
+    scenario: Result<S, Error>,
+    what: &str,
+    expected: &Json,
+    actual: &Json,
+    judge: impl FnOnce(&S, &O, &O) -> Judgement,
+) -> Judgement {
+    match (
+        scenario,
+        decode::<O>(what, expected),
+        decode::<O>(what, actual),
+    ) {
+        (Ok(s), Ok(e), Ok(a)) => judge(&s, &e, &a),
+        _ => Judgement::undecodable(),
+    }
+}
+
+/// An observation of type `O` in its canonical form (decoded and encoded
+/// again), for [`SuiteDef::canonical_observation`].
+pub fn canonical<O: Serialize + serde::de::DeserializeOwned>(
+    what: &str,
+    observation: &Json,
+) -> Result<Json, Error> {
+    encode(&decode::<O>(what, observation)?)
+}
+
 /// One suite.
 pub trait SuiteDef: Send + Sync {
     /// The id case files and the command line use (`"core"`).

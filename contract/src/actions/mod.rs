@@ -32,7 +32,7 @@ pub mod strict_json;
 pub mod structure;
 
 use crate::error::Error;
-use crate::suites::{decode, encode, Judgement, Level, SuiteDef};
+use crate::suites::{canonical, decode, encode, judge_decoded, Judgement, Level, SuiteDef};
 use serde_json::Value as Json;
 use spec::{ActionsObservation, ActionsScenario};
 
@@ -69,7 +69,9 @@ impl SuiteDef for Actions {
     }
 
     fn observe(&self, scenario_json: &Json) -> Result<Json, Error> {
-        encode(&reference::observe(&scenario(scenario_json)?)?)
+        // `reference::observe` checks the scenario itself
+        let scenario: ActionsScenario = decode("actions scenario", scenario_json)?;
+        encode(&reference::observe(&scenario)?)
     }
 
     fn capabilities(&self, _scenario: &Json) -> Vec<String> {
@@ -81,21 +83,16 @@ impl SuiteDef for Actions {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
-        let decoded = (
+        judge_decoded::<_, ActionsObservation>(
             scenario(scenario_json),
-            decode::<ActionsObservation>("actions observation", expected),
-            decode::<ActionsObservation>("actions observation", actual),
-        );
-        match decoded {
-            (Ok(s), Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
-            _ => Judgement::undecodable(),
-        }
+            "actions observation",
+            expected,
+            actual,
+            judge::judge,
+        )
     }
 
     fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
-        encode(&decode::<ActionsObservation>(
-            "actions observation",
-            observation,
-        )?)
+        canonical::<ActionsObservation>("actions observation", observation)
     }
 }

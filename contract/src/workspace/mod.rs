@@ -31,7 +31,7 @@ pub mod spec;
 pub mod tools;
 
 use crate::error::Error;
-use crate::suites::{decode, encode, Judgement, Level, SuiteDef};
+use crate::suites::{canonical, decode, encode, judge_decoded, Judgement, Level, SuiteDef};
 use serde_json::Value as Json;
 use spec::{Tool, WorkspaceObservation, WorkspaceScenario};
 
@@ -116,22 +116,17 @@ impl SuiteDef for Workspace {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
-        let decoded = (
+        judge_decoded::<_, WorkspaceObservation>(
             scenario(scenario_json),
-            decode::<WorkspaceObservation>("workspace observation", expected),
-            decode::<WorkspaceObservation>("workspace observation", actual),
-        );
-        match decoded {
-            (Ok(s), Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
-            _ => Judgement::undecodable(),
-        }
+            "workspace observation",
+            expected,
+            actual,
+            judge::judge,
+        )
     }
 
     fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
-        encode(&decode::<WorkspaceObservation>(
-            "workspace observation",
-            observation,
-        )?)
+        canonical::<WorkspaceObservation>("workspace observation", observation)
     }
 
     fn case_seconds(&self, scenario_json: &Json) -> f64 {

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -21,25 +20,19 @@ from typing import Any, BinaryIO
 
 from .actions import identity as actions_identity
 from .actions import load_implementation, observe_scenario
+from .loading import load_module
 from .observe import ESCAPES, not_applicable, observe_case
 from .protocol import claim_stdout, log, serve
 
 
 def load_shim(folder: Path) -> ModuleType:
     """Imports ``folder/shim.py`` (its folder importable, for its helpers)."""
-    path = folder / "shim.py"
-    if not path.is_file():
-        raise FileNotFoundError(f"no shim.py in {folder}")
-    sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location("toolgate_runtime_shim", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    if not callable(getattr(module, "run_turn", None)) or not hasattr(module, "runtime"):
-        raise ImportError("shim.py must define `runtime` and `run_turn` (SHIM.md)")
-    return module
+    shim = load_module(
+        folder / "shim.py", "toolgate_runtime_shim", ("runtime", "run_turn"), "SHIM.md"
+    )
+    if not callable(shim.run_turn):
+        raise ImportError("shim.py's `run_turn` is not callable (SHIM.md)")
+    return shim
 
 
 def identity(shim: ModuleType | None) -> dict[str, Any]:

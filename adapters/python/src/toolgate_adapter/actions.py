@@ -19,13 +19,13 @@ the judge counts as the implementation's failure.
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
-import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from .loading import load_module
 
 #: How long the harness waits for an implementation's write lock.
 _BUSY_TIMEOUT_S = 30.0
@@ -34,20 +34,15 @@ _BUSY_TIMEOUT_S = 30.0
 def load_implementation(path: Path) -> ModuleType:
     """Imports the implementation module at ``path`` (its folder importable,
     for its helpers)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"no implementation module at {path}")
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location("toolgate_actions_implementation", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = load_module(
+        path,
+        "toolgate_actions_implementation",
+        ("create_database", "Runner"),
+        "adapters/python/actions/README.md",
+    )
     for name in ("create_database", "Runner"):
-        if not callable(getattr(module, name, None)):
-            raise ImportError(
-                f"{path.name} must define `{name}` (adapters/python/actions/README.md)"
-            )
+        if not callable(getattr(module, name)):
+            raise ImportError(f"{path.name}'s `{name}` is not callable")
     return module
 
 
