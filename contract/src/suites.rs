@@ -90,6 +90,11 @@ pub struct Judgement {
     pub notes: Vec<String>,
     /// What the case measured.
     pub measures: Vec<Measure>,
+    /// The verdict rests on how long something took (a turn called pending
+    /// at the end of the adapter's window, a time bound): the runner runs
+    /// the case once more with a longer window before it keeps a failure,
+    /// so that no verdict comes from the machine's load.
+    pub timing: bool,
 }
 
 impl Judgement {

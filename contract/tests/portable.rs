@@ -102,13 +102,8 @@ fn an_unknown_tool_gives_an_error_result_and_runs_nothing() {
     );
     check(
         &s,
-        |o| {
-            o.turn = TurnEnd::Rejected {
-                name: "Error".into(),
-                message: "no such tool".into(),
-            }
-        },
-        &[requirements::TURN_01],
+        |o| o.turn = TurnEnd::rejected("Error", "no such tool"),
+        &[requirements::UNK_01, requirements::TURN_01],
     );
 }
 
@@ -127,6 +122,7 @@ fn refused_arguments_never_reach_the_tool() {
                 tool: 0,
                 call_id: Some("c1".into()),
                 after_abort: false,
+                settled: None,
             })
         },
         &[requirements::VAL_01],
@@ -138,6 +134,7 @@ fn refused_arguments_never_reach_the_tool() {
                 tool: 0,
                 call_id: None,
                 after_abort: false,
+                settled: None,
             })
         },
         &[requirements::VAL_01],
@@ -161,6 +158,7 @@ fn an_extra_check_refuses_like_the_schema() {
                 tool: 0,
                 call_id: Some("c1".into()),
                 after_abort: false,
+                settled: None,
             })
         },
         &[requirements::VAL_01],
@@ -213,12 +211,7 @@ fn hostile_outputs_get_a_result() {
         check(&s, |_| {}, &[]);
         check(
             &s,
-            |o| {
-                o.turn = TurnEnd::Rejected {
-                    name: "TypeError".into(),
-                    message: "cyclic".into(),
-                }
-            },
+            |o| o.turn = TurnEnd::rejected("TypeError", "cyclic"),
             &[requirements::OUT_01],
         );
         check(
@@ -244,10 +237,7 @@ fn an_abort_while_a_call_is_pending_keeps_the_finished_results() {
     check(
         &s,
         |o| {
-            o.turn = TurnEnd::Rejected {
-                name: "AbortError".into(),
-                message: "aborted".into(),
-            };
+            o.turn = TurnEnd::rejected("AbortError", "aborted");
             o.results.clear();
         },
         &[requirements::CAN_03],
@@ -287,6 +277,7 @@ fn after_an_abort_no_tool_starts() {
                 tool: 0,
                 call_id: Some("c1".into()),
                 after_abort: true,
+                settled: None,
             })
         },
         &[requirements::CAN_01],
@@ -334,6 +325,7 @@ fn duplicate_names_are_refused_at_registration() {
                 tool: 0,
                 call_id: Some("c1".into()),
                 after_abort: false,
+                settled: None,
             }];
         },
         &[requirements::DUP_01],
@@ -385,13 +377,10 @@ fn huge_arguments_are_answered_within_the_bounds() {
     check(
         &s,
         |o| {
-            o.turn = TurnEnd::Rejected {
-                name: "RangeError".into(),
-                message: "stack".into(),
-            };
+            o.turn = TurnEnd::rejected("RangeError", "stack");
             o.results.clear();
         },
-        &[requirements::TURN_01],
+        &[requirements::VAL_01, requirements::TURN_01],
     );
     // arguments the schema accepts but the host cannot take may be refused
     let deep = scenario(
@@ -462,6 +451,7 @@ fn starts_without_call_ids_are_counted_per_tool() {
                 tool: 0,
                 call_id: None,
                 after_abort: false,
+                settled: None,
             });
         },
         &[requirements::VAL_01],
@@ -505,4 +495,216 @@ fn every_observation_mutant_fits_a_corpus_case_and_is_caught() {
         unfitted.is_empty(),
         "mutants no corpus case exercises: {unfitted:?}"
     );
+}
+
+/// The starts of `o`, each settled as given (what a kit's adapter reports).
+fn settle(o: &mut PortableObservation, how: &[(&str, Settled)]) {
+    for r in &mut o.ran {
+        r.settled = how
+            .iter()
+            .find(|(id, _)| r.call_id.as_deref() == Some(*id))
+            .map(|(_, s)| *s);
+    }
+}
+
+fn rejection(name: &str, message: &str, after_abort: bool, carries_abort: bool) -> TurnEnd {
+    TurnEnd::Rejected {
+        name: name.into(),
+        message: message.into(),
+        after_abort: Some(after_abort),
+        carries_abort: Some(carries_abort),
+    }
+}
+
+#[test]
+fn a_rejected_turn_is_charged_to_what_it_followed() {
+    // refused arguments beside a hostile output whose body never ran: the
+    // rejection is the arguments', not the output's
+    let s = scenario(json!({"tools": [
+            tool("cyclic", json!({"returns": {"$": "cyclic"}})),
+            tool("read", json!({"returns": 1}))],
+        "turn": [{"id": "c1", "name": "read", "arguments": {"path": 5}}, call("c2", "cyclic")]}));
+    check(
+        &s,
+        |o| {
+            o.ran.clear();
+            o.results.clear();
+            o.turn = rejection("ValidationError", "path: expected a string", false, false);
+        },
+        &[requirements::VAL_01, requirements::TURN_01],
+    );
+    // the same turn once the hostile body returned: both may have caused it
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c2", Settled::Fulfilled)]);
+            o.results.clear();
+            o.turn = rejection(
+                "TypeError",
+                "Converting circular structure to JSON",
+                false,
+                false,
+            );
+        },
+        &[
+            requirements::VAL_01,
+            requirements::TURN_01,
+            requirements::OUT_01,
+        ],
+    );
+    // a rejection that names the unknown tool is the unknown tool's, though
+    // a sibling threw before it
+    let s = scenario(
+        json!({"tools": [tool("boom", json!({"throws": {"error": "disk on fire"}}))],
+        "turn": [call("c1", "boom"), call("c2", "ghost")]}),
+    );
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected)]);
+            o.results.clear();
+            o.turn = rejection("ModelBehaviorError", "Tool ghost not found", false, false);
+        },
+        &[requirements::UNK_01, requirements::TURN_01],
+    );
+    // and one that carries the thrown message is the throw's
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected)]);
+            o.results.clear();
+            o.turn = rejection("Error", "disk on fire", false, false);
+        },
+        &[requirements::ERR_01, requirements::TURN_01],
+    );
+    // a working call alone: the turn had no failure to reject on
+    let s = scenario(json!({"tools": [tool("read", json!({"returns": 1}))],
+        "turn": [call("c1", "read")]}));
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Fulfilled)]);
+            o.results.clear();
+            o.turn = rejection("Error", "the loop died", false, false);
+        },
+        &[requirements::RUN_01],
+    );
+}
+
+#[test]
+fn an_abort_excuses_only_the_rejection_it_caused() {
+    let s = scenario(
+        json!({"tools": [tool("boom", json!({"throws": {"error": "disk on fire"}})),
+            tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
+        "turn": [call("c1", "boom"), call("c2", "slow")], "abort": {"afterSettled": "c1"}}),
+    );
+    // the runtime rejected on the throw before the abort came
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
+            o.results.clear();
+            o.turn = rejection("Error", "disk on fire", false, false);
+        },
+        &[requirements::ERR_01, requirements::TURN_01],
+    );
+    // the abort came first and the rejection is the abort's: only what it
+    // lost (the throw's result, finished before it) is charged
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
+            o.results.clear();
+            o.turn = rejection("AbortError", "This operation was aborted", true, true);
+        },
+        &[requirements::CAN_03],
+    );
+    // after the abort, but with the throw's text: the throw's
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
+            o.results.clear();
+            o.turn = rejection("Error", "disk on fire", true, false);
+        },
+        &[requirements::ERR_01, requirements::TURN_01],
+    );
+}
+
+#[test]
+fn a_hanging_turn_is_charged_to_what_holds_it() {
+    // a hostile output whose body never started cannot hold the turn:
+    // the huge arguments before it do
+    let s = scenario(json!({"tools": [
+            {"name": "t", "inputSchema": {"type": "object"}, "behaviour": {"returns": 1}},
+            tool("cyclic", json!({"returns": {"$": "cyclic"}}))],
+        "turn": [{"id": "c1", "name": "t", "arguments": {"$": "wide", "keys": 999_000}},
+            call("c2", "cyclic")]}));
+    check(
+        &s,
+        |o| {
+            o.ran.clear();
+            o.results.clear();
+            o.turn = TurnEnd::Pending;
+        },
+        &[requirements::ARGS_01],
+    );
+    // once the hostile body returned, the output holds it
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Fulfilled), ("c2", Settled::Fulfilled)]);
+            o.results.clear();
+            o.turn = TurnEnd::Pending;
+        },
+        &[requirements::OUT_01],
+    );
+    // an abort whose latch never fired (its call never started) did not
+    // leave the turn hanging
+    let s = scenario(
+        json!({"tools": [tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
+        "turn": [call("c1", "slow")], "abort": {"whilePending": "c1"}}),
+    );
+    check(
+        &s,
+        |o| {
+            o.ran.clear();
+            o.results.clear();
+            o.turn = TurnEnd::Pending;
+        },
+        &[requirements::LINK_01],
+    );
+}
+
+#[test]
+fn what_the_kits_report_for_attribution_decodes_and_meets_the_schema() {
+    let text = json!({
+        "registration": "ok",
+        "turn": {"rejected": {"name": "Error", "message": "disk on fire",
+            "afterAbort": false, "carriesAbort": false}},
+        "results": [],
+        "ran": [{"tool": 0, "callId": "c1", "settled": "rejected"},
+            {"tool": 1, "settled": "pending"}],
+        "uncaught": 0
+    });
+    let o: PortableObservation = serde_json::from_value(text.clone()).expect("it decodes");
+    assert_eq!(
+        o.turn,
+        TurnEnd::Rejected {
+            name: "Error".into(),
+            message: "disk on fire".into(),
+            after_abort: Some(false),
+            carries_abort: Some(false),
+        }
+    );
+    assert_eq!(o.ran[0].settled, Some(Settled::Rejected));
+    assert_eq!(serde_json::to_value(&o).unwrap(), text);
+    let validator =
+        toolgate_contract::suites::observation_validator(&toolgate_contract::portable::PORTABLE)
+            .expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&text)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
 }

@@ -447,12 +447,29 @@ impl Adapter {
         }
     }
 
-    fn exchange(&mut self, case: &RunCase) -> Ran {
+    /// One case's exchange, with what the adapter wrote to stderr meanwhile.
+    fn attempt(&mut self, case: &RunCase, patience: Option<u32>) -> Attempt {
+        let start = Instant::now();
+        let ran = self.exchange(case, patience);
+        let duration = start.elapsed();
+        let mut stderr = self.take_case_stderr();
+        if stderr.len() > STDERR_PER_CASE {
+            let cut = floor_char_boundary(&stderr, stderr.len() - STDERR_PER_CASE);
+            stderr = format!("[{cut} earlier bytes dropped]\n{}", &stderr[cut..]);
+        }
+        Attempt {
+            ran,
+            stderr,
+            duration,
+        }
+    }
+
+    fn exchange(&mut self, case: &RunCase, patience: Option<u32>) -> Ran {
         // a case the contract lets run long (bash to its timeout) gets
-        // that long, whatever --timeout says
+        // that long, whatever --timeout says; a patient run as many times
         let needed = Duration::try_from_secs_f64(case.suite.case_seconds(&case.scenario))
             .unwrap_or_default();
-        let timeout = self.options.timeout.max(needed);
+        let timeout = self.options.timeout.max(needed) * patience.unwrap_or(1);
         let request = |seq| Request::Run {
             seq,
             case: Box::new(CaseRequest {
@@ -460,6 +477,7 @@ impl Adapter {
                 suite: case.suite.id().to_string(),
                 scenario: case.scenario.clone(),
                 needs: case.suite.capabilities(&case.scenario),
+                patience,
             }),
         };
         let (seq, value) = match self.round_trip(request, timeout) {
@@ -572,19 +590,11 @@ impl Subject for Adapter {
     }
 
     fn run(&mut self, case: &RunCase) -> Attempt {
-        let start = Instant::now();
-        let ran = self.exchange(case);
-        let duration = start.elapsed();
-        let mut stderr = self.take_case_stderr();
-        if stderr.len() > STDERR_PER_CASE {
-            let cut = floor_char_boundary(&stderr, stderr.len() - STDERR_PER_CASE);
-            stderr = format!("[{cut} earlier bytes dropped]\n{}", &stderr[cut..]);
-        }
-        Attempt {
-            ran,
-            stderr,
-            duration,
-        }
+        self.attempt(case, None)
+    }
+
+    fn run_patiently(&mut self, case: &RunCase, patience: u32) -> Attempt {
+        self.attempt(case, Some(patience))
     }
 
     fn finish(&mut self) -> String {

@@ -62,6 +62,16 @@ struct GlobEntry {
     requirements: BTreeSet<String>,
 }
 
+/// The group of a generated case's id (`generated`, `generated-boundary`).
+fn generated_group(id: &str) -> Option<&str> {
+    let (group, _) = id.split_once('/')?;
+    (group == crate::generate::GROUP
+        || group
+            .strip_prefix(crate::generate::GROUP)
+            .is_some_and(|s| s.starts_with('-')))
+    .then_some(group)
+}
+
 fn is_glob(id: &str) -> bool {
     id.contains(['*', '?', '['])
 }
@@ -251,13 +261,42 @@ impl Expectations {
              # requirement ids it is expected to violate. Remove a line once the\n\
              # case passes (a passing listed case fails the run as stale).\n",
         );
+        // generated ids change with the seed and the count: their failures
+        // are baselined by a glob over their group, with every requirement
+        // they broke, which the same command with any seed accepts
+        let mut generated: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+            std::collections::BTreeMap::new();
+        let mut unnamed: Vec<&str> = Vec::new();
         for o in outcomes.iter().filter(|o| o.status.is_failure()) {
+            if let Some(group) = generated_group(&o.id) {
+                let named = generated.entry(group).or_default();
+                named.extend(o.requirements.iter().map(String::as_str));
+                if o.requirements.is_empty() || o.violations.iter().any(|v| v.requirement.is_none())
+                {
+                    unnamed.push(&o.id);
+                }
+                continue;
+            }
             text.push_str(&o.id);
             for r in &o.requirements {
                 text.push(' ');
                 text.push_str(r);
             }
             text.push('\n');
+        }
+        for (group, named) in generated.iter().filter(|(_, n)| !n.is_empty()) {
+            text.push_str(group);
+            text.push_str("/*");
+            for r in named {
+                text.push(' ');
+                text.push_str(r);
+            }
+            text.push('\n');
+        }
+        for id in unnamed {
+            text.push_str(&format!(
+                "# {id}: a difference no requirement names, which no glob can expect\n"
+            ));
         }
         text
     }
@@ -284,6 +323,8 @@ mod tests {
             reproduce: String::new(),
             expectation: None,
             shrunk: None,
+            reran: None,
+            timing: false,
         }
     }
 
@@ -381,6 +422,57 @@ mod tests {
             })
             .collect();
         o
+    }
+
+    #[test]
+    fn a_baseline_written_after_a_generated_run_takes_any_seed() {
+        let fail = |id: &str, reqs: &[&str]| named(outcome(id, Status::Fail, reqs));
+        let written = Expectations::render(&[
+            fail("calls/exact", &["CORE-VAL-01"]),
+            fail(
+                "generated-boundary/11-3",
+                &["BOUNDARY-TURN-01", "BOUNDARY-UNK-01"],
+            ),
+            fail(
+                "generated-boundary/11-9",
+                &["BOUNDARY-ERR-01", "BOUNDARY-TURN-01"],
+            ),
+            fail("generated/11-4", &["CORE-CAN-01"]),
+            outcome("generated/11-5", Status::Fail, &[]),
+        ]);
+        assert!(written.contains("\ncalls/exact CORE-VAL-01\n"), "{written}");
+        assert!(
+            written.contains(
+                "\ngenerated-boundary/* BOUNDARY-ERR-01 BOUNDARY-TURN-01 BOUNDARY-UNK-01\n"
+            ),
+            "{written}"
+        );
+        assert!(written.contains("\ngenerated/* CORE-CAN-01\n"), "{written}");
+        assert!(
+            written
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .all(|l| !l.contains("11-")),
+            "no seed-specific entry: {written}"
+        );
+        assert!(written.contains("# generated/11-5: a difference no requirement names"));
+        let e = Expectations::parse(&written).expect("the written baseline loads");
+        // no generated id of this run need be known to the next
+        let known: HashSet<&str> = ["calls/exact"].into_iter().collect();
+        assert!(e.check_ids(&known).is_ok());
+        // another seed's failure on those requirements is expected
+        let mut other = [fail(
+            "generated-boundary/12-40",
+            &["BOUNDARY-UNK-01", "BOUNDARY-TURN-01"],
+        )];
+        e.apply(&mut other);
+        assert_eq!(other[0].expectation, Some(Expectation::Expected));
+        let mut new = [fail("generated-boundary/12-41", &["BOUNDARY-RUN-01"])];
+        e.apply(&mut new);
+        assert!(matches!(
+            new[0].expectation,
+            Some(Expectation::Unexpected { .. })
+        ));
     }
 
     #[test]

@@ -115,37 +115,47 @@ pub fn group(id: &str) -> String {
 }
 
 /// Whether `candidate` shows the same failure as `original`: the same status
-/// and, when the original names requirements, at least one of them (so that
-/// shrinking does not wander to another bug).
+/// and the same set of violated requirements, never fewer (a smaller case
+/// that keeps one of two differences has lost the other from the saved
+/// reproducer), nor more (shrinking must not wander to another bug).
 pub fn same_failure(original: &CaseOutcome, candidate: &CaseOutcome) -> bool {
     if candidate.status != original.status || !candidate.status.is_failure() {
         return false;
     }
-    if original.requirements.is_empty() {
-        return true;
-    }
     let wanted: BTreeSet<&String> = original.requirements.iter().collect();
-    candidate.requirements.iter().any(|r| wanted.contains(r))
+    let got: BTreeSet<&String> = candidate.requirements.iter().collect();
+    wanted == got
 }
 
+/// The most runs a shrink of a failure whose verdict rested on time makes:
+/// each may wait out the adapter's window (and its patient second run).
+pub const TIMING_SHRINK_STEPS: u32 = 8;
+
 /// Shrinks a failing generated case: simplify while it still fails the same
-/// way, complicate back when it stops failing, at most `max_steps` runs.
-/// Returns the smallest failing case, its outcome and the runs made.
+/// way, complicate back when it stops failing, at most `max_steps` runs
+/// (`TIMING_SHRINK_STEPS` when the failure rested on time) and no run
+/// started after `deadline`. Returns the smallest failing case, its outcome
+/// and the runs made.
 pub fn shrink(
     tree: &mut Tree,
     generator: &Generator,
     index: u64,
     first: (RunCase, CaseOutcome),
-    max_steps: u32,
+    (max_steps, deadline): (u32, std::time::Instant),
     mut run: impl FnMut(&RunCase) -> CaseOutcome,
 ) -> (RunCase, CaseOutcome, u32) {
     let (mut best_case, mut best) = first;
     let original = best.clone();
+    let max_steps = if original.timing {
+        max_steps.min(TIMING_SHRINK_STEPS)
+    } else {
+        max_steps
+    };
     let mut steps = 0;
     if !tree.simplify() {
         return (best_case, best, steps);
     }
-    while steps < max_steps {
+    while steps < max_steps && std::time::Instant::now() < deadline {
         steps += 1;
         let still = match generator.case(index, &tree.current()) {
             Ok(case) => {
@@ -208,4 +218,49 @@ pub fn shrinkable(outcome: &CaseOutcome) -> bool {
         outcome.status,
         Status::Fail | Status::Timeout | Status::Crash
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_failure;
+    use crate::outcome::{CaseOutcome, Status};
+
+    fn failing(requirements: &[&str]) -> CaseOutcome {
+        CaseOutcome {
+            id: "generated/1-1".into(),
+            suite: "boundary".into(),
+            status: Status::Fail,
+            not_run: false,
+            duration_ms: 0.0,
+            requirements: requirements.iter().map(|r| r.to_string()).collect(),
+            violations: Vec::new(),
+            message: None,
+            diff: None,
+            measures: Vec::new(),
+            stderr: String::new(),
+            reproduce: String::new(),
+            expectation: None,
+            shrunk: None,
+            reran: None,
+            timing: false,
+        }
+    }
+
+    #[test]
+    fn a_shrunk_case_keeps_every_requirement_of_the_failure_and_no_other() {
+        let original = failing(&["BOUNDARY-LINK-01", "BOUNDARY-RUN-01"]);
+        assert!(same_failure(
+            &original,
+            &failing(&["BOUNDARY-RUN-01", "BOUNDARY-LINK-01"])
+        ));
+        // one of the two differences lost: not the same failure
+        assert!(!same_failure(&original, &failing(&["BOUNDARY-LINK-01"])));
+        assert!(!same_failure(
+            &original,
+            &failing(&["BOUNDARY-LINK-01", "BOUNDARY-RUN-01", "BOUNDARY-VAL-01"])
+        ));
+        let mut passing = failing(&[]);
+        passing.status = Status::Pass;
+        assert!(!same_failure(&failing(&[]), &passing));
+    }
 }

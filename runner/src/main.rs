@@ -197,6 +197,11 @@ struct RunArgs {
     /// with its reproduce command.
     #[arg(long, value_name = "N", default_value_t = 10)]
     max_shrinks: u32,
+    /// Seconds shrinking may take in all over the run (a failure whose
+    /// turn stays pending costs the adapter's window at every step; those
+    /// take at most 8 steps besides).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    shrink_time: f64,
     /// Where shrunk generated failures are saved as case files.
     #[arg(long, value_name = "DIR", default_value = "toolgate-failures")]
     save_dir: PathBuf,
@@ -284,6 +289,8 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 generate: args.generate,
                 seed: args.seed,
                 shrink_steps: args.shrink_steps,
+                shrink_time: Duration::try_from_secs_f64(args.shrink_time)
+                    .map_err(|e| Error::usage(format!("--shrink-time: {e}")))?,
                 max_shrinks: args.max_shrinks,
                 save_dir: args.save_dir,
                 expected_failures: args.expected_failures,

@@ -125,6 +125,14 @@ pub struct CaseOutcome {
     pub expectation: Option<Expectation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk: Option<Shrunk>,
+    /// The case ran a second time with a longer window because the first
+    /// verdict rested on time (what the first attempt said); the outcome
+    /// is the second's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reran: Option<String>,
+    /// The verdict rests on how long something took (`Judgement::timing`).
+    #[serde(skip)]
+    pub timing: bool,
 }
 
 impl CaseOutcome {
@@ -176,6 +184,8 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String, strict: bool) 
         reproduce,
         expectation: None,
         shrunk: None,
+        reran: None,
+        timing: false,
     };
     match attempt.ran {
         Ran::Observed(actual) => judge_observed(case, &actual, strict, &mut outcome),
@@ -223,6 +233,7 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
         violations,
         notes,
         measures,
+        timing,
     } = match judged {
         Ok(j) => j,
         Err(_) => {
@@ -242,6 +253,7 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
     if violations.is_empty() {
         return;
     }
+    outcome.timing = timing;
     let level = |r: &Option<String>| r.as_deref().map(|r| case.suite.level(r));
     let should_only = violations
         .iter()

@@ -149,6 +149,12 @@ pub struct CaseRequest {
     /// version 1: an adapter may ignore it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<String>,
+    /// How many times its usual window the adapter should wait before it
+    /// calls something pending (absent: once). The runner sends it when it
+    /// runs a case again because the first verdict rested on time. Added
+    /// to version 1: an adapter may ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience: Option<u32>,
 }
 
 /// The adapter's answer to `start`.

@@ -433,6 +433,9 @@ pub fn details(c: &CaseOutcome) -> String {
     if let Some(s) = &c.shrunk {
         let _ = writeln!(out, "\nshrunk in {} run(s)", s.steps);
     }
+    if let Some(r) = &c.reran {
+        let _ = writeln!(out, "\n{r}");
+    }
     let _ = writeln!(out, "\nreproduce: {}", c.reproduce);
     out
 }
@@ -458,6 +461,8 @@ mod tests {
             reproduce: format!("toolgate run --case {id}"),
             expectation: None,
             shrunk: None,
+            reran: None,
+            timing: false,
         }
     }
 

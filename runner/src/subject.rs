@@ -40,6 +40,12 @@ pub trait Subject {
     /// The handshake's answer (the reference makes up its own).
     fn hello(&self) -> &Hello;
     fn run(&mut self, case: &RunCase) -> Attempt;
+    /// `run`, asking the implementation to wait `patience` times its usual
+    /// window before it calls anything pending (the reference never waits).
+    fn run_patiently(&mut self, case: &RunCase, patience: u32) -> Attempt {
+        let _ = patience;
+        self.run(case)
+    }
     /// Ends the session; returns what the adapter wrote to stderr outside
     /// any case.
     fn finish(&mut self) -> String;

@@ -130,6 +130,37 @@ fn every_mutant_of_the_wall_is_caught_naming_its_requirements() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Attribution (SPEC.md `## boundary`, how a violation is attributed): a
+/// wall that rejects the whole turn on an unknown tool, on refused
+/// arguments, on a throw or on the abort is charged exactly the
+/// requirements its `attribution-mutants.json` entry lists, over the whole
+/// corpus: the call's own requirement and TURN-01, never one a case merely
+/// contains.
+#[test]
+fn every_attribution_mutant_of_the_wall_names_exactly_its_requirements() {
+    let _turn = turn();
+    if !ready() {
+        return;
+    }
+    let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
+    let mutants = common::mutants::load(&wall_dir().join("attribution-mutants.json"));
+    assert!(mutants.len() >= 4, "{} attribution mutants", mutants.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let problems = common::mutants::check_all(&mutants, |m| {
+        let dir = match mutated_wall(m, &source, tmp.path()) {
+            Ok(dir) => dir,
+            Err(e) => return Some(e),
+        };
+        let report = match run(&options(&dir)) {
+            Ok(report) => report,
+            Err(e) => return Some(format!("{}: {e}", m.name)),
+        };
+        common::mutants::verdict(&m.name, &m.requirements, &report)
+            .or_else(|| common::mutants::exactly(&m.name, &m.requirements, &report).err())
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Runs the cases about `m`'s requirements on a mutated copy of the wall.
 fn check_mutant(
     m: &Mutant,

@@ -76,6 +76,7 @@ impl SuiteDef for Latency {
                 unit: "ms".into(),
                 bound: Some(BOUND_MS),
             }],
+            timing: false,
         }
     }
 }

@@ -52,6 +52,8 @@ process.on('uncaughtException', (error) => {
 export async function observeCase(shim, scenario, { settleMs }) {
   const controller = new AbortController();
   const ran = [];
+  // once the turn has ended, a body's settling is no part of it
+  let ended = false;
   const started = new Set();
   const settledTools = new Set();
   let abortedAt;
@@ -98,6 +100,14 @@ export async function observeCase(shim, scenario, { settleMs }) {
         maybeAbortWhilePending();
       } else if (event.event === 'settle') {
         settledTools.add(index);
+        if (!ended) {
+          // the start it ends: the one with its call id, else the first of
+          // its tool still running
+          const start =
+            ran.find((r) => r.tool === index && r.settled === undefined && typeof event.callId === 'string' && r.callId === event.callId) ??
+            ran.find((r) => r.tool === index && r.settled === undefined);
+          if (start) start.settled = event.outcome === 'rejected' ? 'rejected' : 'fulfilled';
+        }
         const call = timing.afterSettled && callOfTimingName(timing.afterSettled);
         if (call && toolIndexOf(call.name) === index) nextMacrotask().then(abort);
         maybeAbortWhilePending();
@@ -132,11 +142,13 @@ export async function observeCase(shim, scenario, { settleMs }) {
       .then(() => shim.runTurn({ tools, calls, signal: controller.signal }))
       .then(
         (value) => ({ value }),
-        (error) => ({ error }),
+        (error) => ({ error, afterAbort: controller.signal.aborted }),
       ),
     windowEnds,
   ]);
+  ended = true;
   clearTimeout(window);
+  for (const r of ran) r.settled ??= 'pending';
   const end = performance.now();
   // stray rejections of the turn surface within a few turns of the loop
   await nextMacrotask();
@@ -161,10 +173,13 @@ export async function observeCase(shim, scenario, { settleMs }) {
   };
   if (outcome.pending) {
     observation.turn = 'pending';
-  } else if (outcome.error !== undefined) {
+  } else if ('error' in outcome) {
     const e = outcome.error;
     const named = { name: String(e?.name ?? typeof e), message: String(e?.message ?? e) };
-    observation.turn = controller.signal.aborted && named.name === 'AbortError' ? 'aborted' : { rejected: named };
+    observation.turn =
+      controller.signal.aborted && named.name === 'AbortError'
+        ? 'aborted'
+        : { rejected: { ...named, afterAbort: outcome.afterAbort, carriesAbort: carriesAbort(e, controller.signal) } };
   } else {
     const value = outcome.value ?? {};
     if (value.registrationError) {
@@ -184,6 +199,24 @@ export async function observeCase(shim, scenario, { settleMs }) {
     if (Array.isArray(value.notes) && value.notes.length > 0) observation.notes = value.notes.map(String);
   }
   return observation;
+}
+
+/**
+ * Whether `error` is the abort's own: the signal's reason, or an error
+ * whose `cause` chain reaches it, or an `AbortError` anywhere in that chain.
+ */
+export function carriesAbort(error, signal) {
+  if (signal.aborted && error === signal.reason) return true;
+  const seen = new Set();
+  try {
+    for (let e = error; e != null && typeof e === 'object' && !seen.has(e); e = e.cause) {
+      seen.add(e);
+      if ((signal.aborted && e === signal.reason) || e.name === 'AbortError') return true;
+    }
+  } catch {
+    // a getter on the thrown value threw: nothing more can be read of it
+  }
+  return false;
 }
 
 function round(ms) {

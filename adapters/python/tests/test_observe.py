@@ -48,7 +48,7 @@ def test_a_working_tool_delivers_its_output_with_the_call_id() -> None:
     assert seen["results"] == [
         {"callId": "call_1", "isError": False, "delivered": {"sum": 3}, "bytes": 9}
     ]
-    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}]
+    assert seen["ran"] == [{"tool": 0, "callId": "call_1", "settled": "fulfilled"}]
     assert seen["notes"] == ["direct"]
     assert seen["measured"]["deliveredBytes"] == 9
 
@@ -71,7 +71,14 @@ def test_sync_and_async_bodies_are_what_their_behaviour_says() -> None:
 
 def test_a_turn_that_raises_is_rejected_with_its_type_and_message() -> None:
     seen = check({"tools": [], "turn": [call(1, "raise-the-turn")]})
-    assert seen["turn"] == {"rejected": {"name": "LookupError", "message": "the whole turn raised"}}
+    assert seen["turn"] == {
+        "rejected": {
+            "name": "LookupError",
+            "message": "the whole turn raised",
+            "afterAbort": False,
+            "carriesAbort": False,
+        }
+    }
 
 
 def test_an_abort_before_the_turn_cancels_its_task_before_anything_runs() -> None:
@@ -91,7 +98,8 @@ def test_an_abort_while_pending_comes_once_the_tool_started() -> None:
             "abort": {"whilePending": "call_1"},
         }
     )
-    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}]
+    # the body rejects on the abort before the turn ends
+    assert seen["ran"] == [{"tool": 0, "callId": "call_1", "settled": "rejected"}]
     assert seen["turn"] == "aborted"
     assert seen["uncaught"] == 0
 
@@ -126,7 +134,10 @@ def test_an_abort_after_a_call_settled_lets_the_runtime_see_its_result_first() -
     )
     # the direct shim runs calls one after another: the abort comes when
     # the first has settled and the loop is idle, i.e. while the second waits
-    assert seen["ran"] == [{"tool": 0, "callId": "call_1"}, {"tool": 1, "callId": "call_2"}]
+    assert seen["ran"] == [
+        {"tool": 0, "callId": "call_1", "settled": "fulfilled"},
+        {"tool": 1, "callId": "call_2", "settled": "rejected"},
+    ]
     assert seen["turn"] == "aborted"
 
 
@@ -206,8 +217,8 @@ def test_a_sync_tool_in_a_worker_thread_finishes_before_an_abort_while_a_sibling
     for _ in range(20):
         seen = LOOP.run_until_complete(observe_case(module, scenario, settle_ms=1000))
         assert sorted(seen["ran"], key=lambda r: r["tool"]) == [
-            {"tool": 0, "callId": "call_1"},
-            {"tool": 1, "callId": "call_2"},
+            {"tool": 0, "callId": "call_1", "settled": "fulfilled"},
+            {"tool": 1, "callId": "call_2", "settled": "rejected"},
         ]
         assert seen["results"][0]["delivered"] == "kept"
 
@@ -236,7 +247,32 @@ def test_a_start_reported_late_from_a_tool_process_is_placed_by_when_it_happened
         "abort": {"afterSettled": "call_1"},
     }
     seen = LOOP.run_until_complete(observe_case(module, scenario, settle_ms=1000))
+    # its settle, which came before its start, is matched to it; call_2
+    # never settled
     assert seen["ran"] == [
-        {"tool": 0, "callId": "call_1"},
-        {"tool": 1, "callId": "call_2", "afterAbort": True},
+        {"tool": 0, "callId": "call_1", "settled": "fulfilled"},
+        {"tool": 1, "callId": "call_2", "afterAbort": True, "settled": "pending"},
     ]
+
+
+def test_a_turn_that_raises_after_the_abort_says_so_and_whether_it_carries_it() -> None:
+    async def raises_after(turn: Turn) -> TurnOutcome:
+        await turn.signal.wait()
+        try:
+            raise asyncio.CancelledError
+        except asyncio.CancelledError as cancelled:
+            raise RuntimeError("the run was stopped") from cancelled
+
+    module = types.ModuleType("wrapped")
+    module.run_turn = raises_after  # type: ignore[attr-defined]
+    module.cancellation = "signal"  # type: ignore[attr-defined]
+    scenario = {"tools": [], "turn": [], "abort": {"before": {}}}
+    seen = LOOP.run_until_complete(observe_case(module, scenario, settle_ms=1000))
+    assert seen["turn"] == {
+        "rejected": {
+            "name": "RuntimeError",
+            "message": "the run was stopped",
+            "afterAbort": True,
+            "carriesAbort": True,
+        }
+    }

@@ -6,6 +6,7 @@
 //! whose predicate failed (SPEC.md `## boundary`). The bounds of the SHOULD
 //! requirements are the constants below, written in SPEC.md too.
 
+use super::attribution;
 use super::requirements as req;
 use super::spec::*;
 use super::translate::{decode, verdict, Behaviour};
@@ -39,18 +40,22 @@ pub enum Kind {
     Works(Option<Json>),
 }
 
-struct Call<'a> {
-    spec: &'a TurnCall,
-    kind: Kind,
+pub(super) struct Call<'a> {
+    pub(super) spec: &'a TurnCall,
+    pub(super) kind: Kind,
     /// Index of the tool it names (the first of that name).
-    tool: Option<usize>,
+    pub(super) tool: Option<usize>,
     /// The only call of the turn naming its tool (so a start without a
     /// call id is this call's).
-    alone: bool,
+    pub(super) alone: bool,
     /// A tool of its name never settles: a runtime that runs it (refused
     /// arguments it does not refuse, the same-named tool it picks) hangs
     /// on it, which is BOUNDARY-TIME-01's to judge.
-    may_hang: bool,
+    pub(super) may_hang: bool,
+    /// Texts a rejection caused by this call is likely to carry: the
+    /// unknown name, the check's message, what the body throws, a
+    /// throwing getter's message (`attribution` reads them).
+    pub(super) signatures: Vec<String>,
 }
 
 /// The violations of `actual`, and what it measured.
@@ -151,50 +156,42 @@ fn judge_calls(
         refused_starts(calls, actual, &mut out);
     }
 
-    // how the turn ended
+    // how the turn ended: what a turn that did not complete is charged to
+    // is read from what was observed (`attribution`)
     let failing = calls
         .iter()
         .any(|c| matches!(c.kind, Kind::Unknown | Kind::Invalid | Kind::Fails));
-    let hostile = calls.iter().any(|c| c.kind == Kind::Hostile);
     let huge = calls.iter().any(|c| huge_arguments(&c.spec.arguments));
     let never_settles = calls.iter().any(|c| c.may_hang);
     over_bounds(actual, huge, never_settles, &mut out);
     match &actual.turn {
+        TurnEnd::Completed | TurnEnd::Aborted if has_abort => {}
         TurnEnd::Completed => {}
         TurnEnd::Pending => {
-            let (id, what) = if has_abort {
-                (req::CAN_02, "the turn did not end after the abort")
-            } else if never_settles {
-                (
-                    req::TIME_01,
-                    "a tool that never settles was not timed out: the turn never ended",
-                )
-            } else if hostile {
-                (req::OUT_01, "a hostile output left the turn hanging")
-            } else if huge {
-                (req::ARGS_01, "huge arguments left the turn hanging")
-            } else {
-                (req::LINK_01, "the turn never ended")
-            };
-            out.push(Violation::named(id, what));
+            out.push(attribution::pending(scenario, calls, actual));
             return (out, measures);
         }
-        // ended by the abort: what it kept is judged as a completed turn's
-        // results, and what it lost by BOUNDARY-CAN-03 (below)
-        TurnEnd::Rejected { .. } | TurnEnd::Aborted if has_abort => {}
-        TurnEnd::Rejected { name, message } => {
-            let id = if hostile {
-                req::OUT_01
-            } else if failing || huge {
-                req::TURN_01
-            } else {
-                req::RUN_01
-            };
-            out.push(Violation::named(
-                id,
-                format!("the turn rejected: {name}: {message}"),
-            ));
-            return (out, measures);
+        TurnEnd::Rejected {
+            name,
+            message,
+            after_abort,
+            carries_abort,
+        } => {
+            let by = attribution::rejected(
+                scenario,
+                calls,
+                actual,
+                name,
+                message,
+                *after_abort,
+                *carries_abort,
+                &mut out,
+            );
+            // ended by the abort: what it kept is judged as a completed
+            // turn's results, and what it lost by BOUNDARY-CAN-03 (below)
+            if let attribution::Rejection::Charged = by {
+                return (out, measures);
+            }
         }
         TurnEnd::Aborted | TurnEnd::NotRun => {
             out.push(Violation::named(
@@ -489,15 +486,66 @@ fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec
                 .iter()
                 .zip(behaviours)
                 .any(|(t, b)| t.name == spec.name && b.is_pending());
+            let mut signatures = Vec::new();
+            match (tool.and_then(|i| scenario.tools.get(i)), &kind) {
+                (None, _) => signatures.push(spec.name.clone()),
+                // a runtime's refusal names the tool (and the check's
+                // message, when the check refused)
+                (Some(t), Kind::Invalid) => {
+                    signatures.push(t.name.clone());
+                    signatures.extend(t.check.as_ref().map(|c| c.message.clone()));
+                }
+                _ => {}
+            }
+            if let Some(b) = tool.and_then(|i| behaviours.get(i)) {
+                thrown_texts(b, &mut signatures);
+            }
+            // too short to tell one call's failure from another's
+            signatures.retain(|s| s.trim().chars().count() >= 2);
             Call {
                 spec,
                 kind,
                 tool,
                 alone,
                 may_hang,
+                signatures,
             }
         })
         .collect()
+}
+
+/// The texts a failure of `b` carries: what it throws or rejects with, the
+/// messages of throwing getters and `toJSON`s in what it returns.
+fn thrown_texts(b: &Behaviour, out: &mut Vec<String>) {
+    match b {
+        Behaviour::Throws(e) | Behaviour::Rejects(e) => {
+            let text = match (e.get("error"), e.get("string"), e.get("value")) {
+                (Some(Json::String(m)), _, _) | (_, Some(Json::String(m)), _) => Some(m.clone()),
+                (_, _, Some(Json::String(v))) => Some(v.clone()),
+                (_, _, Some(v @ Json::Number(_))) => Some(v.to_string()),
+                _ => None,
+            };
+            out.extend(text);
+        }
+        Behaviour::Progress { then, .. } => thrown_texts(then, out),
+        Behaviour::Returns(v) | Behaviour::Resolves(v) => {
+            let mut open = vec![v];
+            while let Some(v) = open.pop() {
+                match v {
+                    Json::Array(items) => open.extend(items),
+                    Json::Object(o) => match o.get("$").and_then(Json::as_str) {
+                        Some("throwingGetter" | "throwingToJSON") => {
+                            out.extend(o.get("message").and_then(Json::as_str).map(str::to_string));
+                        }
+                        Some(_) => {}
+                        None => open.extend(o.values()),
+                    },
+                    _ => {}
+                }
+            }
+        }
+        Behaviour::Pending { .. } => {}
+    }
 }
 
 fn kind_of(b: &Behaviour) -> Kind {

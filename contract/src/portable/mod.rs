@@ -10,6 +10,7 @@
 //! `mutants` breaks observations on purpose and `properties` is what must
 //! hold for every scenario (the judge included).
 
+mod attribution;
 #[cfg(feature = "fuzzing")]
 pub mod generate;
 pub mod judge;
@@ -21,6 +22,7 @@ pub mod spec;
 pub mod translate;
 
 pub use reference::observe;
+use spec::TurnEnd;
 pub use spec::{PortableObservation, PortableScenario};
 
 use crate::suites::{Judgement, Level, SuiteDef};
@@ -114,10 +116,21 @@ impl SuiteDef for Portable {
             return Judgement::undecodable();
         };
         let (violations, measures) = judge::judge(&s, &e, &a);
+        // a turn still running at the end of the window, or a bound on
+        // time: another run with a longer window tells slow from stuck
+        let timing = !violations.is_empty()
+            && (a.turn == TurnEnd::Pending
+                || violations.iter().any(|v| {
+                    matches!(
+                        v.requirement.as_deref(),
+                        Some(requirements::ARGS_01 | requirements::CAN_02)
+                    )
+                }));
         Judgement {
             violations,
             notes: Vec::new(),
             measures,
+            timing,
         }
     }
 }

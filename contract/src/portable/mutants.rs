@@ -53,10 +53,87 @@ impl<'a> Subject<'a> {
 /// One deliberate breakage.
 pub struct Mutant {
     pub name: &'static str,
-    /// The judge must name at least one of these.
+    /// What the judge must name of `requirements`.
+    pub names: Names,
     pub requirements: &'static [&'static str],
     /// The broken observation, when the mutant fits the scenario.
     pub apply: fn(&Subject<'_>) -> Option<PortableObservation>,
+}
+
+/// What a mutant asks of the judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// At least one of the requirements (where what breaks depends on the
+    /// scenario).
+    AnyOf,
+    /// Every one of them (an attribution: a rejection charged to the call
+    /// that caused it must name that call's requirement and TURN-01).
+    EveryOf,
+}
+
+impl Mutant {
+    /// Whether `named` (the requirement ids the judge said) is what this
+    /// mutant asks.
+    pub fn caught_by(&self, named: &[&str]) -> bool {
+        match self.names {
+            Names::AnyOf => self.requirements.iter().any(|r| named.contains(r)),
+            Names::EveryOf => self.requirements.iter().all(|r| named.contains(r)),
+        }
+    }
+}
+
+/// How each start of the reference's observation settles, by what its
+/// call is (a runtime's adapter says so; the reference's projection does
+/// not): what an attribution reads.
+fn with_settles(s: &Subject<'_>, mut o: PortableObservation) -> PortableObservation {
+    for r in &mut o.ran {
+        let kind = s
+            .scenario
+            .turn
+            .iter()
+            .zip(s.kinds)
+            .find(|(c, _)| r.call_id.as_deref() == Some(c.id.as_str()))
+            .map(|(_, k)| k);
+        r.settled = Some(match kind {
+            Some(Kind::Fails) => Settled::Rejected,
+            Some(Kind::Pending) => Settled::Pending,
+            _ => Settled::Fulfilled,
+        });
+    }
+    o
+}
+
+/// The turn rejected on the first call of `kind` (no abort): every result
+/// lost, the rejection saying what the call's failure says.
+fn rejects_on(s: &Subject<'_>, kind: fn(&Kind) -> bool) -> Option<PortableObservation> {
+    (s.completed() && !s.has_abort()).then_some(())?;
+    let (call, _, _) = s.calls().find(|(_, k, _)| kind(k))?;
+    let tool = s.scenario.tools.iter().find(|t| t.name == call.name);
+    let message = match tool {
+        None => format!("Tool {} not found", call.name),
+        Some(t) => match (
+            &t.check,
+            t.behaviour.get("throws").or(t.behaviour.get("rejects")),
+        ) {
+            (_, Some(thrown)) => thrown
+                .get("error")
+                .or(thrown.get("string"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            (Some(check), None) => check.message.clone(),
+            (None, None) => String::new(),
+        },
+    };
+    let mut o = with_settles(s, s.copy());
+    o.turn = TurnEnd::Rejected {
+        name: "Error".into(),
+        message,
+        after_abort: Some(false),
+        carries_abort: Some(false),
+    };
+    o.results.clear();
+    Some(o)
 }
 
 fn first_failure(s: &Subject<'_>, want: &Kind) -> Option<PortableObservation> {
@@ -86,7 +163,53 @@ fn working<'a>(s: &Subject<'a>) -> Option<(&'a TurnCall, Option<&'a serde_json::
 /// Every mutant, in the order they are tried.
 pub const ALL: &[Mutant] = &[
     Mutant {
+        name: "rejects-on-an-unknown-tool",
+        names: Names::EveryOf,
+        requirements: &[req::UNK_01, req::TURN_01],
+        apply: |s| rejects_on(s, |k| *k == Kind::Unknown),
+    },
+    Mutant {
+        name: "rejects-on-refused-arguments",
+        names: Names::EveryOf,
+        requirements: &[req::VAL_01, req::TURN_01],
+        apply: |s| rejects_on(s, |k| *k == Kind::Invalid),
+    },
+    Mutant {
+        name: "rejects-on-a-throw",
+        names: Names::EveryOf,
+        requirements: &[req::ERR_01, req::TURN_01],
+        apply: |s| rejects_on(s, |k| *k == Kind::Fails),
+    },
+    Mutant {
+        name: "rejects-on-a-hostile-output",
+        names: Names::EveryOf,
+        requirements: &[req::OUT_01],
+        apply: |s| rejects_on(s, |k| *k == Kind::Hostile),
+    },
+    Mutant {
+        name: "rejects-on-a-throw-before-the-abort",
+        names: Names::EveryOf,
+        requirements: &[req::ERR_01, req::TURN_01],
+        apply: |s| {
+            // the failing call settled first; the runtime rejected the turn
+            // on it before the adapter's abort came
+            (s.has_abort() && s.reference.registration == Registration::Ok).then_some(())?;
+            let (call, _, result) = s.calls().find(|(_, k, _)| **k == Kind::Fails)?;
+            result?;
+            let mut o = with_settles(s, s.copy());
+            o.turn = TurnEnd::Rejected {
+                name: "Error".into(),
+                message: format!("call {} failed", call.id),
+                after_abort: Some(false),
+                carries_abort: Some(false),
+            };
+            o.results.clear();
+            Some(o)
+        },
+    },
+    Mutant {
         name: "an-escape",
+        names: Names::AnyOf,
         requirements: &[req::PROC_01],
         apply: |s| {
             let mut o = s.copy();
@@ -96,6 +219,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-start-after-the-abort",
+        names: Names::AnyOf,
         requirements: &[req::CAN_01],
         apply: |s| {
             s.scenario.tools.first()?;
@@ -104,12 +228,14 @@ pub const ALL: &[Mutant] = &[
                 tool: 0,
                 call_id: None,
                 after_abort: true,
+                settled: None,
             });
             Some(o)
         },
     },
     Mutant {
         name: "distinct-tools-refused",
+        names: Names::AnyOf,
         requirements: &[req::RUN_01],
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
@@ -126,6 +252,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "duplicates-accepted",
+        names: Names::AnyOf,
         requirements: &[req::DUP_01],
         apply: |s| {
             (s.reference.registration != Registration::Ok).then_some(())?;
@@ -137,6 +264,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-turn-hangs",
+        names: Names::AnyOf,
         requirements: &[
             req::LINK_01,
             req::CAN_02,
@@ -153,20 +281,27 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-turn-rejects",
-        requirements: &[req::RUN_01, req::TURN_01, req::OUT_01],
+        names: Names::AnyOf,
+        requirements: &[
+            req::RUN_01,
+            req::TURN_01,
+            req::OUT_01,
+            req::UNK_01,
+            req::VAL_01,
+            req::ERR_01,
+            req::TIME_01,
+        ],
         apply: |s| {
             (s.completed() && !s.has_abort() && !s.scenario.turn.is_empty()).then_some(())?;
             let mut o = s.copy();
-            o.turn = TurnEnd::Rejected {
-                name: "Error".into(),
-                message: "the loop died".into(),
-            };
+            o.turn = TurnEnd::rejected("Error", "the loop died");
             o.results.clear();
             Some(o)
         },
     },
     Mutant {
         name: "a-result-lost",
+        names: Names::AnyOf,
         requirements: &[req::LINK_01, req::TURN_01],
         apply: |s| {
             (s.completed() && !s.has_abort()).then_some(())?;
@@ -177,6 +312,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-result-twice",
+        names: Names::AnyOf,
         requirements: &[req::LINK_01],
         apply: |s| {
             s.completed().then_some(())?;
@@ -188,6 +324,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-result-for-no-call",
+        names: Names::AnyOf,
         requirements: &[req::LINK_01],
         apply: |s| {
             s.completed().then_some(())?;
@@ -198,21 +335,25 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-unknown-tool-reads-as-success",
+        names: Names::AnyOf,
         requirements: &[req::UNK_01],
         apply: |s| first_failure(s, &Kind::Unknown),
     },
     Mutant {
         name: "refused-arguments-read-as-success",
+        names: Names::AnyOf,
         requirements: &[req::VAL_01],
         apply: |s| first_failure(s, &Kind::Invalid),
     },
     Mutant {
         name: "a-throw-reads-as-success",
+        names: Names::AnyOf,
         requirements: &[req::ERR_01],
         apply: |s| first_failure(s, &Kind::Fails),
     },
     Mutant {
         name: "a-failure-without-an-error-flag",
+        names: Names::AnyOf,
         requirements: &[req::FLAG_01],
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
@@ -226,6 +367,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "refused-arguments-run-the-tool",
+        names: Names::AnyOf,
         requirements: &[req::VAL_01],
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
@@ -236,12 +378,14 @@ pub const ALL: &[Mutant] = &[
                 tool,
                 call_id: Some(call.id.clone()),
                 after_abort: false,
+                settled: None,
             });
             Some(o)
         },
     },
     Mutant {
         name: "a-valid-call-not-run",
+        names: Names::AnyOf,
         requirements: &[req::RUN_01],
         apply: |s| {
             let (call, _, _) = working(s)?;
@@ -256,6 +400,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-output-is-lost",
+        names: Names::AnyOf,
         requirements: &[req::RUN_01],
         apply: |s| {
             let (_, output, at) = working(s)?;
@@ -268,6 +413,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-working-call-reads-as-failure",
+        names: Names::AnyOf,
         requirements: &[req::RUN_01],
         apply: |s| {
             let (_, _, at) = working(s)?;
@@ -278,6 +424,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-oversized-result",
+        names: Names::AnyOf,
         requirements: &[req::SIZE_01],
         apply: |s| {
             let mut o = s.copy();
@@ -287,6 +434,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-timeout-reads-as-success",
+        names: Names::AnyOf,
         requirements: &[req::TIME_01],
         apply: |s| {
             (s.reference.registration == Registration::Ok && !s.has_abort()).then_some(())?;
@@ -295,6 +443,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-finished-result-lost-on-abort",
+        names: Names::AnyOf,
         requirements: &[req::CAN_03],
         apply: |s| {
             (s.has_abort() && !s.reference.results.is_empty()).then_some(())?;
@@ -306,6 +455,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "huge-arguments-take-too-long",
+        names: Names::AnyOf,
         requirements: &[req::ARGS_01],
         apply: |s| {
             let huge = s.scenario.turn.iter().any(|c| huge_arguments(&c.arguments));
@@ -326,6 +476,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-abort-takes-too-long",
+        names: Names::AnyOf,
         requirements: &[req::CAN_02],
         apply: |s| {
             (s.has_abort() && s.reference.registration == Registration::Ok).then_some(())?;

@@ -12,7 +12,8 @@
 //!   BOUNDARY-SIZE-01's bound, and no tool starts for a refused or unknown
 //!   call;
 //! - every observation mutant (`mutants::ALL`) that fits the scenario is
-//!   caught by the judge naming one of its requirements.
+//!   caught by the judge naming one of its requirements (every one, for
+//!   the attribution mutants).
 
 use super::judge::{Judge, Kind, RESULT_BYTES_BOUND};
 use super::mutants::{self, Subject};
@@ -72,16 +73,15 @@ pub fn check(scenario: &PortableScenario) -> Result<Covered, String> {
             continue;
         };
         let (violations, _) = judge.judge(&reference, &broken);
-        let caught = violations.iter().any(|v| {
-            v.requirement
-                .as_deref()
-                .is_some_and(|r| mutant.requirements.contains(&r))
-        });
-        if !caught {
+        let named: Vec<&str> = violations
+            .iter()
+            .filter_map(|v| v.requirement.as_deref())
+            .collect();
+        if !mutant.caught_by(&named) {
             let said: Vec<String> = violations.iter().map(ToString::to_string).collect();
             return fail(format!(
-                "the judge missed mutant {} (it must name one of {:?}); it said: {said:?}",
-                mutant.name, mutant.requirements
+                "the judge missed mutant {} (it must name {:?} of {:?}); it said: {said:?}",
+                mutant.name, mutant.names, mutant.requirements
             ));
         }
         covered.mutants.push(mutant.name);

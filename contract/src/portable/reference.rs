@@ -73,6 +73,7 @@ pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error
                         tool,
                         call_id: Some(spec.id.clone()),
                         after_abort: false,
+                        settled: None,
                     });
                 }
             }
@@ -117,12 +118,7 @@ pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error
                     bytes: None,
                 })
             }
-            other => {
-                observation.turn = TurnEnd::Rejected {
-                    name: "Error".into(),
-                    message: format!("{other:?}"),
-                }
-            }
+            other => observation.turn = TurnEnd::rejected("Error", format!("{other:?}")),
         }
     }
     if aborted && observation.turn == TurnEnd::Completed {

@@ -116,13 +116,45 @@ pub enum TurnEnd {
     /// The runtime produced what it sends back to the model.
     Completed,
     /// The turn (the run, `generateText`...) rejected as a whole.
-    Rejected { name: String, message: String },
+    Rejected {
+        name: String,
+        message: String,
+        /// Whether the turn's signal had aborted when it rejected (`None`:
+        /// the adapter does not say).
+        #[serde(
+            default,
+            rename = "afterAbort",
+            skip_serializing_if = "Option::is_none"
+        )]
+        after_abort: Option<bool>,
+        /// Whether what it rejected with is the abort's own: the signal's
+        /// reason, an error caused by it, an `AbortError`, a
+        /// `CancelledError` (`None`: the adapter does not say).
+        #[serde(
+            default,
+            rename = "carriesAbort",
+            skip_serializing_if = "Option::is_none"
+        )]
+        carries_abort: Option<bool>,
+    },
     /// Ended by the abort, without results for the calls it stopped.
     Aborted,
     /// Still unsettled after the adapter's settle window.
     Pending,
     /// Not run: the registration was refused.
     NotRun,
+}
+
+impl TurnEnd {
+    /// A rejection whose relation to the abort the adapter does not say.
+    pub fn rejected(name: impl Into<String>, message: impl Into<String>) -> Self {
+        TurnEnd::Rejected {
+            name: name.into(),
+            message: message.into(),
+            after_abort: None,
+            carries_abort: None,
+        }
+    }
 }
 
 /// One tool result, as the model receives it.
@@ -154,6 +186,23 @@ pub struct RanSeen {
     /// Started after the turn's signal aborted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub after_abort: bool,
+    /// How this start of the body had settled when the turn ended (`None`:
+    /// the adapter does not say). What a rejected or hanging turn is
+    /// charged to is read from it (`attribution`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Settled>,
+}
+
+/// How a tool body's start had settled when the turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Settled {
+    /// It returned or resolved.
+    Fulfilled,
+    /// It threw or rejected.
+    Rejected,
+    /// It had not settled yet.
+    Pending,
 }
 
 /// What a case cost, measured by the adapter around the turn.

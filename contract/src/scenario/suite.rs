@@ -155,6 +155,7 @@ impl SuiteDef for CoreVocabulary {
             violations,
             notes,
             measures: Vec::new(),
+            timing: false,
         }
     }
 

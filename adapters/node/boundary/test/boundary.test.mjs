@@ -57,3 +57,76 @@ test('a __proto__ key is an own property, built and encoded alike (as JSON.parse
   assert.equal(Object.getPrototypeOf(built), Object.prototype);
   assert.equal(JSON.stringify(encodeDelivered(built)), '{"__proto__":"ok","a":[{"__proto__":1}]}');
 });
+
+// A runtime that runs its calls one after another and rejects the whole
+// turn on the first body that throws (what the attribution must read).
+const rejectsOnAThrow = {
+  async runTurn({ tools, calls, signal }) {
+    const results = [];
+    for (const call of calls) {
+      const tool = tools.find((t) => t.name === call.name);
+      const value = await tool.execute(call.arguments, { signal, callId: call.id });
+      results.push({ callId: call.id, isError: false, delivered: value });
+    }
+    return { results };
+  },
+};
+
+const schema = { type: 'object' };
+
+test('a start records how its body settled before the turn ended, and a rejection whether it followed the abort', async () => {
+  const { observeCase } = await import('../observe.mjs');
+  const scenario = {
+    tools: [
+      { name: 'ok', inputSchema: schema, behaviour: { returns: 1 } },
+      { name: 'boom', inputSchema: schema, behaviour: { throws: { error: 'disk on fire' } } },
+      { name: 'never', inputSchema: schema, behaviour: { returns: 2 } },
+    ],
+    turn: [
+      { id: 'c1', name: 'ok', arguments: {} },
+      { id: 'c2', name: 'boom', arguments: {} },
+      { id: 'c3', name: 'never', arguments: {} },
+    ],
+  };
+  const o = await observeCase(rejectsOnAThrow, scenario, { settleMs: 2000 });
+  assert.deepEqual(o.ran, [
+    { tool: 0, callId: 'c1', settled: 'fulfilled' },
+    { tool: 1, callId: 'c2', settled: 'rejected' },
+  ]);
+  assert.deepEqual(o.turn, { rejected: { name: 'Error', message: 'disk on fire', afterAbort: false, carriesAbort: false } });
+
+  // a body still running when the turn rejects is `pending`
+  const hangs = { runTurn: ({ tools, calls, signal }) => {
+    tools[0].execute(calls[0].arguments, { signal, callId: calls[0].id });
+    return Promise.reject(new TypeError('gave up'));
+  } };
+  const stuck = await observeCase(hangs, {
+    tools: [{ name: 'slow', inputSchema: schema, behaviour: { pending: { onAbort: 'ignore' } } }],
+    turn: [{ id: 'c1', name: 'slow', arguments: {} }],
+  }, { settleMs: 2000 });
+  assert.deepEqual(stuck.ran, [{ tool: 0, callId: 'c1', settled: 'pending' }]);
+});
+
+test('carriesAbort: the signal reason, an AbortError, or either in the cause chain', async () => {
+  const { carriesAbort } = await import('../observe.mjs');
+  const c = new AbortController();
+  assert.equal(carriesAbort(new Error('x'), c.signal), false);
+  c.abort();
+  assert.equal(carriesAbort(c.signal.reason, c.signal), true);
+  assert.equal(carriesAbort(new Error('wrapped', { cause: c.signal.reason }), c.signal), true);
+  const named = new Error('stopped');
+  named.name = 'AbortError';
+  assert.equal(carriesAbort(new Error('outer', { cause: named }), new AbortController().signal), true);
+  assert.equal(carriesAbort(new Error('disk on fire'), c.signal), false);
+  const loop = new Error('loop');
+  loop.cause = loop;
+  assert.equal(carriesAbort(loop, c.signal), false);
+});
+
+test('a turn that rejects with undefined is a rejection, not a completion', async () => {
+  const { observeCase } = await import('../observe.mjs');
+  const o = await observeCase({ runTurn: () => Promise.reject(undefined) }, {
+    tools: [], turn: [{ id: 'c1', name: 'ghost', arguments: {} }],
+  }, { settleMs: 2000 });
+  assert.deepEqual(o.turn, { rejected: { name: 'undefined', message: 'undefined', afterAbort: false, carriesAbort: false } });
+});

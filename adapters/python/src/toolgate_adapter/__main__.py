@@ -49,6 +49,14 @@ def identity(shim: ModuleType | None) -> dict[str, Any]:
     return found
 
 
+def patience(case: dict[str, Any]) -> int:
+    """How many times its window a case may wait (runner/PROTOCOL.md: the
+    runner asks for more when it runs a case again whose first verdict
+    rested on time)."""
+    asked = case.get("patience")
+    return asked if isinstance(asked, int) and not isinstance(asked, bool) and asked >= 1 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m toolgate_adapter",
@@ -94,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         reason = not_applicable(shim, case.get("needs"))
         if reason is not None:
             return {"notApplicable": {"reason": reason}}
-        observation = await observe_case(shim, case["scenario"], settle_ms=options.settle_ms)
+        observation = await observe_case(
+            shim, case["scenario"], settle_ms=options.settle_ms * patience(case)
+        )
         return {"observation": observation}
 
     serve(

@@ -231,9 +231,12 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     # that (a worker thread reaching a body after the kit's own abort) is no
     # part of the observed turn
     abandoned = [False]
+    # each settle with when it happened: matched to its start once the turn
+    # ended (a tool process's settle may reach the loop after its start)
+    settles: list[tuple[int, str | None, str, float]] = []
 
     def handler(index: int) -> Callable[[ToolEvent], None]:
-        def record(event: ToolEvent, aborted: bool) -> None:
+        def record(event: ToolEvent, aborted: bool, at: float) -> None:
             if abandoned[0]:
                 return
             kind = event.get("event")
@@ -248,6 +251,9 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
                 maybe_abort_while_pending()
             elif kind == "settle":
                 settled.add(index)
+                call_id = event.get("callId")
+                outcome = "rejected" if event.get("outcome") == "rejected" else "fulfilled"
+                settles.append((index, call_id if isinstance(call_id, str) else None, outcome, at))
                 named = timing.get("afterSettled")
                 if named is not None and tool_index(named) == index:
                     keep(loop.create_task(abort_when_idle(lambda: True)))
@@ -263,7 +269,9 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
                 aborted = bool(aborted_on) and at > aborted_on[0]
             else:
                 aborted = signal.aborted
-            on_loop(loop, lambda: record(event, aborted))
+                at = time.monotonic()
+            happened = at
+            on_loop(loop, lambda: record(event, aborted, happened))
 
         return on_event
 
@@ -295,6 +303,10 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
         abort()
     done, _ = await asyncio.wait({task}, timeout=settle_ms / 1000)
     end = time.perf_counter()
+    ended_on = time.monotonic()
+    # whether the signal had aborted when the turn raised: the task's end
+    # came before this line, so an abort the kit made after it is not
+    after_abort = bool(aborted_on) and aborted_on[0] <= ended_on
     pending = not done
     if pending:
         # abandoned: its signal aborts and its task is cancelled, so a
@@ -331,11 +343,14 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
         try:
             outcome = task.result()
         except asyncio.CancelledError as error:
-            observation["turn"] = "aborted" if signal.aborted else {"rejected": _named(error)}
+            observation["turn"] = (
+                "aborted" if signal.aborted else {"rejected": _rejection(error, after_abort)}
+            )
         except BaseException as error:  # noqa: BLE001 (the turn may raise anything)
-            observation["turn"] = {"rejected": _named(error)}
+            observation["turn"] = {"rejected": _rejection(error, after_abort)}
         else:
             _record_outcome(outcome, observation, measured)
+    _record_settles(ran, settles, ended_on)
     observation["uncaught"] = ESCAPES.count - escaped_before
     # the case is observed: its tools that swallow their cancellation let
     # go now, so they cost no later case anything
@@ -366,6 +381,45 @@ def _record_outcome(outcome: Any, observation: dict[str, Any], measured: dict[st
         )
     if outcome.notes:
         observation["notes"] = [str(note) for note in outcome.notes]
+
+
+def _record_settles(
+    ran: list[dict[str, Any]], settles: list[tuple[int, str | None, str, float]], ended_on: float
+) -> None:
+    """Marks each start with how its body had settled when the turn ended
+    (``pending``: not yet): the settle with its call id, else the first of
+    its tool not yet matched, in the order they happened."""
+    left = sorted((s for s in settles if s[3] <= ended_on), key=lambda s: s[3])
+    for entry in ran:
+        match = next(
+            (s for s in left if s[0] == entry["tool"] and s[1] == entry.get("callId")), None
+        ) or next((s for s in left if s[0] == entry["tool"]), None)
+        if match is None:
+            entry["settled"] = "pending"
+        else:
+            left.remove(match)
+            entry["settled"] = match[2]
+
+
+def carries_abort(error: BaseException) -> bool:
+    """Whether ``error`` is the abort's own: a ``CancelledError``, or an
+    exception whose cause or context chain reaches one."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, asyncio.CancelledError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _rejection(error: BaseException, after_abort: bool) -> dict[str, Any]:
+    return {
+        **_named(error),
+        "afterAbort": after_abort,
+        "carriesAbort": carries_abort(error),
+    }
 
 
 def _named(error: BaseException) -> dict[str, str]:
