@@ -507,6 +507,19 @@ fn settle(o: &mut PortableObservation, how: &[(&str, Settled)]) {
     }
 }
 
+/// The turn rejected as `turn`, every result lost, the starts settled as
+/// `how` says.
+fn rejects(
+    how: &'static [(&'static str, Settled)],
+    turn: TurnEnd,
+) -> impl Fn(&mut PortableObservation) {
+    move |o| {
+        settle(o, how);
+        o.results.clear();
+        o.turn = turn.clone();
+    }
+}
+
 fn rejection(name: &str, message: &str, after_abort: bool, carries_abort: bool) -> TurnEnd {
     TurnEnd::Rejected {
         name: name.into(),
@@ -536,16 +549,15 @@ fn a_rejected_turn_is_charged_to_what_it_followed() {
     // the same turn once the hostile body returned: both may have caused it
     check(
         &s,
-        |o| {
-            settle(o, &[("c2", Settled::Fulfilled)]);
-            o.results.clear();
-            o.turn = rejection(
+        rejects(
+            &[("c2", Settled::Fulfilled)],
+            rejection(
                 "TypeError",
                 "Converting circular structure to JSON",
                 false,
                 false,
-            );
-        },
+            ),
+        ),
         &[
             requirements::VAL_01,
             requirements::TURN_01,
@@ -560,33 +572,50 @@ fn a_rejected_turn_is_charged_to_what_it_followed() {
     );
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Rejected)]);
-            o.results.clear();
-            o.turn = rejection("ModelBehaviorError", "Tool ghost not found", false, false);
-        },
+        rejects(
+            &[("c1", Settled::Rejected)],
+            rejection("ModelBehaviorError", "Tool ghost not found", false, false),
+        ),
         &[requirements::UNK_01, requirements::TURN_01],
     );
     // and one that carries the thrown message is the throw's
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Rejected)]);
-            o.results.clear();
-            o.turn = rejection("Error", "disk on fire", false, false);
-        },
+        rejects(
+            &[("c1", Settled::Rejected)],
+            rejection("Error", "disk on fire", false, false),
+        ),
         &[requirements::ERR_01, requirements::TURN_01],
+    );
+    // a host's limit giving out is the huge arguments', not the siblings'
+    // (an unknown tool the runtime answered before the next model request
+    // failed on the arguments)
+    let s = scenario(json!({"tools": [
+            {"name": "t", "inputSchema": {"type": "object"}, "behaviour": {"returns": 1}}],
+        "turn": [call("c1", "ghost"),
+            {"id": "c2", "name": "t", "arguments": {"$": "deep", "depth": 100_000}}]}));
+    check(
+        &s,
+        rejects(
+            &[("c2", Settled::Fulfilled)],
+            rejection(
+                "RangeError",
+                "Maximum call stack size exceeded",
+                false,
+                false,
+            ),
+        ),
+        &[requirements::TURN_01],
     );
     // a working call alone: the turn had no failure to reject on
     let s = scenario(json!({"tools": [tool("read", json!({"returns": 1}))],
         "turn": [call("c1", "read")]}));
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Fulfilled)]);
-            o.results.clear();
-            o.turn = rejection("Error", "the loop died", false, false);
-        },
+        rejects(
+            &[("c1", Settled::Fulfilled)],
+            rejection("Error", "the loop died", false, false),
+        ),
         &[requirements::RUN_01],
     );
 }
@@ -601,32 +630,29 @@ fn an_abort_excuses_only_the_rejection_it_caused() {
     // the runtime rejected on the throw before the abort came
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
-            o.results.clear();
-            o.turn = rejection("Error", "disk on fire", false, false);
-        },
+        rejects(
+            &[("c1", Settled::Rejected), ("c2", Settled::Pending)],
+            rejection("Error", "disk on fire", false, false),
+        ),
         &[requirements::ERR_01, requirements::TURN_01],
     );
     // the abort came first and the rejection is the abort's: only what it
     // lost (the throw's result, finished before it) is charged
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
-            o.results.clear();
-            o.turn = rejection("AbortError", "This operation was aborted", true, true);
-        },
+        rejects(
+            &[("c1", Settled::Rejected), ("c2", Settled::Pending)],
+            rejection("AbortError", "This operation was aborted", true, true),
+        ),
         &[requirements::CAN_03],
     );
     // after the abort, but with the throw's text: the throw's
     check(
         &s,
-        |o| {
-            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Pending)]);
-            o.results.clear();
-            o.turn = rejection("Error", "disk on fire", true, false);
-        },
+        rejects(
+            &[("c1", Settled::Rejected), ("c2", Settled::Pending)],
+            rejection("Error", "disk on fire", true, false),
+        ),
         &[requirements::ERR_01, requirements::TURN_01],
     );
 }

@@ -309,22 +309,8 @@ mod tests {
 
     fn outcome(id: &str, status: Status, requirements: &[&str]) -> CaseOutcome {
         CaseOutcome {
-            id: id.into(),
-            suite: "core".into(),
-            status,
-            not_run: false,
-            duration_ms: 0.0,
             requirements: requirements.iter().map(|r| r.to_string()).collect(),
-            violations: Vec::new(),
-            message: None,
-            diff: None,
-            measures: Vec::new(),
-            stderr: String::new(),
-            reproduce: String::new(),
-            expectation: None,
-            shrunk: None,
-            reran: None,
-            timing: false,
+            ..crate::outcome::sample(id, status)
         }
     }
 

@@ -227,22 +227,8 @@ mod tests {
 
     fn failing(requirements: &[&str]) -> CaseOutcome {
         CaseOutcome {
-            id: "generated/1-1".into(),
-            suite: "boundary".into(),
-            status: Status::Fail,
-            not_run: false,
-            duration_ms: 0.0,
             requirements: requirements.iter().map(|r| r.to_string()).collect(),
-            violations: Vec::new(),
-            message: None,
-            diff: None,
-            measures: Vec::new(),
-            stderr: String::new(),
-            reproduce: String::new(),
-            expectation: None,
-            shrunk: None,
-            reran: None,
-            timing: false,
+            ..crate::outcome::sample("generated/1-1", Status::Fail)
         }
     }
 

@@ -8,6 +8,7 @@ pub mod cases;
 mod error;
 pub mod expectations;
 pub mod explain;
+pub mod findings;
 pub mod generate;
 pub mod matrix;
 pub mod outcome;

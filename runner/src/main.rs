@@ -230,6 +230,10 @@ struct RunArgs {
     /// are reported as `warn` and pass the run).
     #[arg(long)]
     strict: bool,
+    /// Print each expected failure in full as it is met (by default the
+    /// baseline's failures take one line per finding at the end).
+    #[arg(long, short)]
+    verbose: bool,
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -301,6 +305,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 progress: !args.no_progress,
                 quiet: args.quiet,
                 strict: args.strict,
+                verbose: args.verbose,
             };
             let report = run(&options)?;
             print!("{}", report.terminal());

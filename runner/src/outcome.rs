@@ -313,3 +313,26 @@ pub fn diff(expected: &Json, actual: &Json) -> String {
     ));
     kept
 }
+
+/// A case outcome with nothing in it but its id and status, for tests.
+#[cfg(test)]
+pub(crate) fn sample(id: &str, status: Status) -> CaseOutcome {
+    CaseOutcome {
+        id: id.into(),
+        suite: "core".into(),
+        status,
+        not_run: false,
+        duration_ms: 0.0,
+        requirements: Vec::new(),
+        violations: Vec::new(),
+        message: None,
+        diff: None,
+        measures: Vec::new(),
+        stderr: String::new(),
+        reproduce: String::new(),
+        expectation: None,
+        shrunk: None,
+        reran: None,
+        timing: false,
+    }
+}

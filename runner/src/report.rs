@@ -285,6 +285,22 @@ impl RunReport {
         if notable.is_empty() {
             return md;
         }
+        let findings = crate::findings::group(&self.cases);
+        if !findings.is_empty() {
+            let _ = writeln!(md, "| cases | requirement | finding | expected |");
+            let _ = writeln!(md, "|---:|---|---|---|");
+            for f in &findings {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} |",
+                    f.cases.len(),
+                    f.requirement.as_deref().unwrap_or("(unnamed)"),
+                    f.example.replace('|', "\\|"),
+                    if f.expected { "yes" } else { "no" }
+                );
+            }
+            md.push('\n');
+        }
         let _ = writeln!(md, "| case | status | requirements | what |");
         let _ = writeln!(md, "|---|---|---|---|");
         for c in &notable {
@@ -315,7 +331,7 @@ impl RunReport {
 
     /// The terminal summary printed at the end of a run.
     pub fn terminal(&self) -> String {
-        let mut out = String::new();
+        let mut out = crate::findings::text(&crate::findings::group(&self.cases));
         let _ = writeln!(
             out,
             "toolgate {} against {} {} ({})",
@@ -447,22 +463,9 @@ mod tests {
 
     fn case(id: &str, status: Status) -> CaseOutcome {
         CaseOutcome {
-            id: id.into(),
-            suite: "core".into(),
-            status,
-            not_run: false,
             duration_ms: 1.0,
-            requirements: vec![],
-            violations: vec![],
-            message: None,
-            diff: None,
-            measures: vec![],
-            stderr: String::new(),
             reproduce: format!("toolgate run --case {id}"),
-            expectation: None,
-            shrunk: None,
-            reran: None,
-            timing: false,
+            ..crate::outcome::sample(id, status)
         }
     }
 

@@ -61,6 +61,9 @@ pub struct RunOptions {
     pub quiet: bool,
     /// A case breaking only SHOULD requirements fails instead of warning.
     pub strict: bool,
+    /// Print each expected failure in full as it is met (by default it is
+    /// counted in its finding's one line at the end).
+    pub verbose: bool,
 }
 
 impl Default for RunOptions {
@@ -90,6 +93,7 @@ impl Default for RunOptions {
             progress: true,
             quiet: false,
             strict: false,
+            verbose: false,
         }
     }
 }
@@ -158,7 +162,8 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
             continue;
         }
         let outcome = run_one(subject.as_mut(), case, reproduce(case), options.strict);
-        note(&bar, options, &outcome);
+        let expected = expectations.as_ref().is_some_and(|e| e.expects(&outcome));
+        note(&bar, options, &outcome, expected);
         outcomes.push(outcome);
     }
     if let Some(seed) = seed {
@@ -375,7 +380,8 @@ fn generate_one(
         shrunk.shrunk = Some(Shrunk { steps, saved });
         outcome = shrunk;
     }
-    note(bar, options, &outcome);
+    let expected = expectations.is_some_and(|e| e.expects(&outcome));
+    note(bar, options, &outcome, expected);
     outcomes.push(outcome);
     Ok(())
 }
@@ -489,10 +495,11 @@ fn progress_bar(options: &RunOptions, total: u64) -> ProgressBar {
     bar
 }
 
-/// Prints a case that went wrong as soon as it is known.
-fn note(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome) {
+/// Prints a case that went wrong as soon as it is known (an expected one
+/// only with `--verbose`).
+fn note(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome, expected: bool) {
     bar.inc(1);
-    if options.quiet || !report::notable(outcome) {
+    if options.quiet || !report::notable(outcome) || (expected && !options.verbose) {
         return;
     }
     let mut text = format!("\n{} {}", outcome.status.name().to_uppercase(), outcome.id);

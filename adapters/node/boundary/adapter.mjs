@@ -3,6 +3,12 @@
 // `boundary` suite on a real agent runtime:
 //
 //   node adapters/node/boundary/adapter.mjs --runtime adapters/node/runtimes/<id> [--settle-ms 2000]
+//     [--install <folder>]
+//
+// `--install` grades another version of the runtime with the same shim: the
+// shim's packages are imported from <folder>'s node_modules (a folder where
+// that version was installed, relative to the caller's directory), and the
+// version reported is the one installed there.
 //
 // <id>'s `shim.mjs` hands each case's tools and model turn to the runtime's
 // own execution path (adapters/node/runtimes/SHIM.md); this adapter builds
@@ -14,7 +20,8 @@
 // sent to stderr, where the runner keeps it with the case (../protocol.mjs
 // speaks the protocol).
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { protocolAdapter } from '../protocol.mjs';
@@ -24,12 +31,12 @@ import { notApplicable, observeCase } from './observe.mjs';
 
 const adapter = protocolAdapter({
   log: 'toolgate boundary adapter',
-  usage: 'node adapters/node/boundary/adapter.mjs --runtime <runtime folder> [--settle-ms <ms>]',
+  usage: 'node adapters/node/boundary/adapter.mjs --runtime <runtime folder> [--settle-ms <ms>] [--install <folder>]',
 });
 
 function parseArguments(argv) {
-  const given = adapter.flags(argv, ['--runtime', '--settle-ms']);
-  const options = { runtime: given['--runtime'], settleMs: 2000 };
+  const given = adapter.flags(argv, ['--runtime', '--settle-ms', '--install']);
+  const options = { runtime: given['--runtime'], settleMs: 2000, install: given['--install'] };
   if (given['--settle-ms'] !== undefined) {
     options.settleMs = Number(given['--settle-ms']);
     if (!Number.isFinite(options.settleMs) || options.settleMs <= 0) adapter.usage('--settle-ms is a positive number');
@@ -40,8 +47,18 @@ function parseArguments(argv) {
 
 const options = parseArguments(process.argv.slice(2));
 const folder = isAbsolute(options.runtime) ? options.runtime : resolve(process.cwd(), options.runtime);
+// where the runtime's packages come from: the shim's own folder, or --install
+const install = options.install === undefined ? folder : resolve(process.cwd(), options.install);
 let shim;
 let loadFailure;
+if (options.install !== undefined) {
+  if (!existsSync(join(install, 'node_modules'))) {
+    adapter.usage(`--install ${options.install}: ${install} has no node_modules (install the runtime's packages there first, README "Grade another version")`);
+  }
+  register(new URL('./install-hooks.mjs', import.meta.url), {
+    data: { shims: pathToFileURL(resolve(folder, '..')).href + '/', install: pathToFileURL(install).href + '/' },
+  });
+}
 try {
   shim = await import(pathToFileURL(join(folder, 'shim.mjs')).href);
   if (typeof shim.runTurn !== 'function' || typeof shim.runtime !== 'object') {
@@ -49,7 +66,14 @@ try {
   }
 } catch (error) {
   loadFailure = `could not load the runtime shim in ${folder}: ${error?.message ?? error}` +
-    (error?.code === 'ERR_MODULE_NOT_FOUND' ? ' (run `npm ci` in that folder first)' : '');
+    (error?.code === 'ERR_MODULE_NOT_FOUND'
+      ? options.install === undefined
+        ? ' (run `npm ci` in that folder first)'
+        : ` (install every package the shim imports in ${install})`
+      : '') +
+    (options.install !== undefined && error instanceof SyntaxError
+      ? ` (the shim imports something this version does not export: its API differs from ${shim?.runtime?.version ?? 'the pinned version'})`
+      : '');
   adapter.log(loadFailure);
 }
 
@@ -61,9 +85,19 @@ function identity() {
   } catch {
     homepage = undefined;
   }
-  const id = { name: `${shim.runtime.package} (${shim.runtime.id})`, version: String(shim.runtime.version), language: 'javascript' };
+  const id = { name: `${shim.runtime.package} (${shim.runtime.id})`, version: installedVersion() ?? String(shim.runtime.version), language: 'javascript' };
   if (typeof homepage === 'string') id.homepage = homepage;
   return id;
+}
+
+/** The version of the runtime's package where it is imported from. */
+function installedVersion() {
+  try {
+    const manifest = join(install, 'node_modules', shim.runtime.package, 'package.json');
+    return String(JSON.parse(readFileSync(manifest, 'utf8')).version);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

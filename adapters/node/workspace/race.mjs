@@ -9,12 +9,21 @@
 // campaign (`.ci/nightly`) runs it long.
 //
 //   node adapters/node/workspace/race.mjs [--runtime <id>]… [--tool read|write]…
-//        [--calls N] [--seconds S] [--json] [--fail-on-escape] [--no-sandbox]
+//        [--calls N] [--seconds S] [--min-allowed N] [--install <folder>]
+//        [--json] [--fail-on-escape] [--no-sandbox]
 //
 // Runtimes: `seed` (toolgate-workspace.mjs), `checked-open` (its safer
 // variant, checked-open.mjs), and the real tools of real-tools.mjs
 // (`pi-coding-agent`, `mcp-server-filesystem`); default: all four. Tools:
 // read and write (default: both), each raced on its own fresh base.
+// `--install <folder>` (absolute, or relative to the working directory)
+// races the real runtime's package installed there instead of the pinned
+// one (as real-adapter.mjs); it needs exactly one real runtime among the
+// `--runtime`s. Before a real runtime is raced, the positive control of
+// real-tools.mjs checks that each raced tool works on a fresh root; a
+// failed control, or a precondition that did not hold during the race (the
+// server did not start, a tool missing, the connection lost), means the
+// race could not run (exit 2), never "nothing outside reached".
 //
 // One race: `$BASE` (alone in a fresh directory) holds the root `ws` with
 // `ws/sub/b.txt` ("inside") and `outside/b.txt` (a secret text). A child
@@ -25,12 +34,23 @@
 // secret; a write escapes when a file appears outside (the tree afterwards
 // and, for one made and removed, the watcher of outside-watch.mjs).
 //
+// The verdict of a race: `escaped` when anything reached the outside;
+// else `inconclusive` when fewer calls were allowed than the minimum
+// (`--min-allowed`, default MIN_ALLOWED: 50, or 1% of the calls made when
+// that is fewer, at least 1): a tool that refuses (nearly) every call, for
+// whatever reason, was never in a position to escape, so the run says
+// nothing about its boundary; else `nothing outside reached`.
+//
 // A real runtime is raced in the sandbox of sandbox.mjs (the command re-runs
 // itself there, as real-adapter.mjs does; `--no-sandbox` where unshare is
 // not allowed): pi's tools have no boundary at all.
 //
-// Exit status: 0; 1 with --fail-on-escape when anything escaped; 2 on a
-// usage error or when a race could not be run (its message says why).
+// Exit status: 0 when every race was judged (escapes too, without
+// --fail-on-escape); 1 with --fail-on-escape when anything escaped; 3 when
+// a race was inconclusive (and, with --fail-on-escape, nothing escaped); 2
+// on a usage error or when a race could not be run (its message says why);
+// 70 when the sandbox could not be set up (its message names the folder and
+// the fix).
 
 import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,8 +59,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCheckedTools } from './checked-open.mjs';
 import { watchOutside } from './outside-watch.mjs';
-import { RUNTIMES, openRuntime } from './real-tools.mjs';
-import { INSIDE, sandboxCommand } from './sandbox.mjs';
+import { RUNTIMES, checkInstall, openRuntime, positiveControl } from './real-tools.mjs';
+import { INSIDE, SANDBOX_FAILED, sandboxCommand } from './sandbox.mjs';
 import { createWorkspaceTools } from './toolgate-workspace.mjs';
 
 /** The secret the outside holds; a read that returns it escaped. */
@@ -50,16 +70,36 @@ const WRITTEN = 'written by a raced call';
 
 const SWAPPER = fileURLToPath(new URL('./race-swapper.mjs', import.meta.url));
 
-/** The runtimes this command can race: `{id → open() → {name, createTools(root), close()}}`. */
+/** A race's verdict is `inconclusive` below this many allowed calls (or 1% of the calls made, when fewer). */
+export const MIN_ALLOWED = 50;
+/** The exit status of a run with an inconclusive race. */
+export const EXIT_INCONCLUSIVE = 3;
+
+/**
+ * The runtimes this command can race: `{id → open({install}) → {name,
+ * createTools(root), close() → problems, control(tools) → failure?}}`.
+ * `close` resolves with the preconditions that did not hold (real-tools.mjs
+ * `closeSessions`); `control` with the positive control's failure, if any.
+ */
 export const RACERS = {
-  seed: async () => ({ name: 'toolgate-workspace (seed)', createTools: (root) => createWorkspaceTools(root), close: async () => {} }),
-  'checked-open': async () => ({ name: 'toolgate-workspace+checked-open', createTools: (root) => createCheckedTools(root), close: async () => {} }),
+  seed: async () => ({ name: 'toolgate-workspace (seed)', createTools: (root) => createWorkspaceTools(root), close: async () => [], control: async () => undefined }),
+  'checked-open': async () => ({
+    name: 'toolgate-workspace+checked-open',
+    createTools: (root) => createCheckedTools(root),
+    close: async () => [],
+    control: async () => undefined,
+  }),
   ...Object.fromEntries(
     Object.keys(RUNTIMES).map((id) => [
       id,
-      async () => {
-        const rt = await openRuntime(id);
-        return { name: `${rt.package} ${rt.version}`, createTools: rt.createTools, close: () => rt.closeSessions() };
+      async ({ install } = {}) => {
+        const rt = await openRuntime(id, { install });
+        return {
+          name: `${rt.package} ${rt.version}`,
+          createTools: rt.createTools,
+          close: () => rt.closeSessions(),
+          control: (tools) => positiveControl(rt, tools),
+        };
       },
     ]),
   ),
@@ -156,16 +196,44 @@ export async function race(createTools, { tool, calls, seconds }) {
 /** Whether a race's result shows anything outside reached. */
 export const escaped = (r) => r.escapes.reads > 0 || r.escapes.outside.length > 0 || r.escapes.transient.length > 0;
 
-function summary(name, r) {
+/** The fewest allowed calls a race of `calls` calls needs to be judged: MIN_ALLOWED, or 1% of the calls when fewer, at least 1. */
+export const minimumAllowed = (calls, floor = MIN_ALLOWED) => Math.max(1, Math.min(floor, Math.ceil(calls / 100)));
+
+/**
+ * A race's verdict: `escaped` (anything outside reached), `inconclusive`
+ * (fewer allowed calls than `minAllowed`, default `minimumAllowed(r.calls)`:
+ * the tool was hardly in a position to escape), or `nothing-reached`.
+ */
+export function verdict(r, minAllowed = minimumAllowed(r.calls)) {
+  if (escaped(r)) return 'escaped';
+  if (r.allowed < minAllowed) return 'inconclusive';
+  return 'nothing-reached';
+}
+
+/** The exit status of a run whose races had `verdicts` (see the header). */
+export function exitStatus(verdicts, { failOnEscape = false } = {}) {
+  if (failOnEscape && verdicts.includes('escaped')) return 1;
+  if (verdicts.includes('inconclusive')) return EXIT_INCONCLUSIVE;
+  return 0;
+}
+
+function summary(name, r, minAllowed) {
   const e = r.escapes;
-  const found = escaped(r)
-    ? `ESCAPED: ${e.reads} reads returned the outside text, ${e.outside.length} entries left outside${e.outside.length ? ` (${e.outside.slice(0, 3).join(', ')}${e.outside.length > 3 ? ', ...' : ''})` : ''}, ${e.transient.length} changes seen outside`
-    : 'nothing outside reached';
+  const v = verdict(r, minAllowed);
+  const found =
+    v === 'escaped'
+      ? `ESCAPED: ${e.reads} reads returned the outside text, ${e.outside.length} entries left outside${e.outside.length ? ` (${e.outside.slice(0, 3).join(', ')}${e.outside.length > 3 ? ', ...' : ''})` : ''}, ${e.transient.length} changes seen outside`
+      : v === 'inconclusive'
+        ? `INCONCLUSIVE: ${r.allowed} allowed, fewer than the ${minAllowed} a race needs to be judged (the tool was hardly in a position to escape)`
+        : 'nothing outside reached';
   return `${name}, ${r.tool}: ${r.calls} calls in ${r.seconds.toFixed(1)} s against ${r.swaps} swaps; ${r.allowed} allowed, ${r.refused} refused; ${found}`;
 }
 
+const USAGE =
+  'node adapters/node/workspace/race.mjs [--runtime <id>]… [--tool read|write]… [--calls N] [--seconds S] [--min-allowed N] [--install <folder>] [--json] [--fail-on-escape] [--no-sandbox]';
+
 function usage(message) {
-  process.stderr.write(`${message}\nusage: node adapters/node/workspace/race.mjs [--runtime ${Object.keys(RACERS).join('|')}]… [--tool read|write]… [--calls N] [--seconds S] [--json] [--fail-on-escape] [--no-sandbox]\n`);
+  process.stderr.write(`${message}\nusage: ${USAGE}\n  runtimes: ${Object.keys(RACERS).join(', ')}\n`);
   process.exit(2);
 }
 
@@ -174,9 +242,13 @@ async function main(argv) {
   const toolsRaced = [];
   let calls = 2000;
   let seconds = 60;
+  let minAllowedGiven;
+  let install;
   let json = false;
   let failOnEscape = false;
   let sandbox = true;
+  // the arguments the process inside the sandbox gets (--install absolute)
+  const inner = [];
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
@@ -185,17 +257,40 @@ async function main(argv) {
     else if (a === '--tool') toolsRaced.push(value());
     else if (a === '--calls') calls = count(value());
     else if (a === '--seconds') seconds = count(value());
+    else if (a === '--min-allowed') minAllowedGiven = count(value());
+    else if (a === '--install') install = value();
     else if (a === '--json') json = true;
     else if (a === '--fail-on-escape') failOnEscape = true;
     else if (a === '--no-sandbox') sandbox = false;
     else usage(`unknown argument ${a}`);
   }
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--install') i += 1;
+    else inner.push(argv[i]);
+  }
   for (const id of runtimes) if (!Object.hasOwn(RACERS, id)) usage(`unknown runtime ${id}`);
   for (const t of toolsRaced) if (t !== 'read' && t !== 'write') usage(`--tool is read or write, not ${t}`);
   if (runtimes.length === 0) runtimes.push(...Object.keys(RACERS));
   if (toolsRaced.length === 0) toolsRaced.push('read', 'write');
-  if (sandbox && process.env[INSIDE] === undefined && runtimes.some((id) => Object.hasOwn(RUNTIMES, id))) {
-    const [command, args] = sandboxCommand(fileURLToPath(import.meta.url), argv);
+  const real = [...new Set(runtimes.filter((id) => Object.hasOwn(RUNTIMES, id)))];
+  if (install !== undefined) {
+    if (real.length !== 1) usage(`--install names the folder of one real runtime: give exactly one --runtime of ${Object.keys(RUNTIMES).join(', ')}${real.length > 1 ? `, not ${real.join(' and ')}` : ''}`);
+    try {
+      install = checkInstall(real[0], install);
+    } catch (error) {
+      usage(error?.message ?? String(error));
+    }
+    inner.push('--install', install);
+  }
+  if (sandbox && process.env[INSIDE] === undefined && real.length > 0) {
+    let command;
+    let args;
+    try {
+      [command, args] = sandboxCommand(fileURLToPath(import.meta.url), inner, { folders: install === undefined ? [] : [install] });
+    } catch (error) {
+      process.stderr.write(`race.mjs: ${error?.message ?? error}\n`);
+      process.exit(SANDBOX_FAILED);
+    }
     const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, [INSIDE]: '1' } });
     child.on('error', (error) => {
       process.stderr.write(`race.mjs: cannot start the sandbox (${error?.message ?? error}); --no-sandbox races without it\n`);
@@ -205,19 +300,21 @@ async function main(argv) {
     return;
   }
 
-  let anyEscape = false;
   const results = [];
   for (const id of runtimes) {
     let racer;
     try {
-      racer = await RACERS[id]();
+      racer = await RACERS[id]({ install: Object.hasOwn(RUNTIMES, id) ? install : undefined });
+      const failed = await racer.control(toolsRaced);
+      if (failed !== undefined) throw new Error(failed);
       for (const tool of toolsRaced) {
         const r = await race(racer.createTools, { tool, calls, seconds });
-        anyEscape ||= escaped(r);
-        results.push({ runtime: id, name: racer.name, ...r });
-        if (!json) process.stdout.write(`${summary(racer.name, r)}\n`);
         // the MCP server of this race is ended before the next
-        await racer.close();
+        const problems = await racer.close();
+        if (problems.length > 0) throw new Error(`the ${tool} race did not run as written: ${problems.join('; ')}`);
+        const minAllowed = minAllowedGiven ?? minimumAllowed(r.calls);
+        results.push({ runtime: id, name: racer.name, ...r, minAllowed, verdict: verdict(r, minAllowed) });
+        if (!json) process.stdout.write(`${summary(racer.name, r, minAllowed)}\n`);
       }
     } catch (error) {
       process.stderr.write(`race.mjs: the race of ${id} could not run: ${error?.message ?? error}\n`);
@@ -225,8 +322,12 @@ async function main(argv) {
     }
   }
   if (json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  if (anyEscape && !json) process.stdout.write(`rerun: node adapters/node/workspace/race.mjs ${argv.join(' ')}\n`);
-  process.exit(failOnEscape && anyEscape ? 1 : 0);
+  const verdicts = results.map((r) => r.verdict);
+  if (verdicts.includes('escaped') && !json) process.stdout.write(`rerun: node adapters/node/workspace/race.mjs ${argv.join(' ')}\n`);
+  if (verdicts.includes('inconclusive') && !json) {
+    process.stdout.write(`inconclusive: a race with fewer allowed calls than its minimum says nothing about the boundary (exit ${EXIT_INCONCLUSIVE}); see why the calls were refused\n`);
+  }
+  process.exit(exitStatus(verdicts, { failOnEscape }));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -125,6 +125,25 @@ struct Cause<'a> {
     /// the turn), not a hostile output or a stuck body, whose own
     /// requirements say the turn must go on.
     failure: bool,
+    /// Its arguments, or the output its body returned, are of a huge size
+    /// (what a host's stack or string limit gives out on).
+    huge: bool,
+}
+
+/// Whether a rejection's text is a host's limit giving out.
+fn says_limit(text: &str) -> bool {
+    [
+        "Maximum call stack",
+        "RangeError",
+        "RecursionError",
+        "recursion depth",
+        "Invalid string length",
+        "MemoryError",
+        "out of memory",
+        "serialization depth",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// The calls whose failure a rejection may have followed, in turn order.
@@ -136,11 +155,14 @@ fn rejection_candidates<'a>(
     let mut out = Vec::new();
     for call in calls {
         let b = body(call, actual);
+        let huge = huge_arguments(&call.spec.arguments)
+            || (call.kind == Kind::Hostile && call.huge_output);
         let cause = |requirement, what, failure| Cause {
             call,
             requirement,
             what,
             failure,
+            huge,
         };
         let hanging =
             call.may_hang && matches!(b, Body::Started(Settled::Pending) | Body::StartedUnknown);
@@ -199,10 +221,15 @@ pub(super) fn rejected(
         .iter()
         .filter(|c| c.call.signatures.iter().any(|s| contains_word(&text, s)))
         .collect();
-    let causes: Vec<&Cause<'_>> = if named.is_empty() {
-        candidates.iter().collect()
-    } else {
+    // else a host's limit (a stack overflow, a string too long) is the
+    // huge value's: huge arguments, or a huge output its body returned
+    let huge: Vec<&Cause<'_>> = candidates.iter().filter(|c| c.huge).collect();
+    let causes: Vec<&Cause<'_>> = if !named.is_empty() {
         named
+    } else if says_limit(&text) && !huge.is_empty() {
+        huge
+    } else {
+        candidates.iter().collect()
     };
     if causes.is_empty() {
         if abort_first {

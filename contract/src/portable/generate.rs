@@ -154,7 +154,10 @@ impl<'u, 'a> Generator<'u, 'a> {
     }
 
     fn tool(&mut self, index: usize, earlier: &[ToolSpec]) -> Result<ToolSpec> {
-        let repeat = !earlier.is_empty() && self.rarely(10)?;
+        // repeated names, an extra check and progress are what many runtimes
+        // cannot express (their cases come back n/a): drawn rarely enough
+        // that every row of the matrix runs four generated cases in five
+        let repeat = !earlier.is_empty() && self.rarely(30)?;
         let name = match (repeat, earlier.len()) {
             (true, n) => earlier
                 .get(self.u.choose_index(n)?)
@@ -162,7 +165,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             (false, _) => NAMES.get(index).copied().unwrap_or("read_file").into(),
         };
         let (schema, _) = self.pick(&SCHEMAS)?;
-        let check = self.rarely(6)?.then(check);
+        let check = self.rarely(20)?.then(check);
         Ok(ToolSpec {
             name,
             description: String::new(),
@@ -173,8 +176,12 @@ impl<'u, 'a> Generator<'u, 'a> {
     }
 
     fn behaviour(&mut self, may_progress: bool) -> Result<Json> {
-        let top = if may_progress { 6 } else { 5 };
-        Ok(match self.u.int_in_range(0u8..=top)? {
+        let kind = if may_progress && self.rarely(20)? {
+            6
+        } else {
+            self.u.int_in_range(0u8..=5)?
+        };
+        Ok(match kind {
             0 => json!({"returns": self.value()?}),
             1 => json!({"resolves": self.value()?}),
             2 => json!({"throws": self.thrown()?}),

@@ -56,6 +56,9 @@ pub(super) struct Call<'a> {
     /// unknown name, the check's message, what the body throws, a
     /// throwing getter's message (`attribution` reads them).
     pub(super) signatures: Vec<String>,
+    /// What its tool returns holds one of the large families at a huge
+    /// size.
+    pub(super) huge_output: bool,
 }
 
 /// The violations of `actual`, and what it measured.
@@ -502,6 +505,9 @@ fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec
             }
             // too short to tell one call's failure from another's
             signatures.retain(|s| s.trim().chars().count() >= 2);
+            let huge_output = tool
+                .and_then(|i| scenario.tools.get(i))
+                .is_some_and(|t| huge_arguments(&t.behaviour));
             Call {
                 spec,
                 kind,
@@ -509,6 +515,7 @@ fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec
                 alone,
                 may_hang,
                 signatures,
+                huge_output,
             }
         })
         .collect()

@@ -130,3 +130,28 @@ test('a turn that rejects with undefined is a rejection, not a completion', asyn
   }, { settleMs: 2000 });
   assert.deepEqual(o.turn, { rejected: { name: 'undefined', message: 'undefined', afterAbort: false, carriesAbort: false } });
 });
+
+test('--install: a bare import of a shim resolves from the install folder, nothing else moves', async () => {
+  const hooks = await import('../install-hooks.mjs');
+  await hooks.initialize({ shims: 'file:///repo/adapters/node/runtimes/', install: 'file:///tmp/old-version/' });
+  const seen = [];
+  const next = (specifier, context) => {
+    seen.push([specifier, context.parentURL]);
+    return { url: 'file:///resolved' };
+  };
+  const shim = 'file:///repo/adapters/node/runtimes/ai-7/shim.mjs';
+  await hooks.resolve('ai', { parentURL: shim }, next);
+  await hooks.resolve('@openai/agents-core', { parentURL: 'file:///repo/adapters/node/runtimes/pi-shim.mjs' }, next);
+  await hooks.resolve('../../boundary/arguments-text.mjs', { parentURL: shim }, next);
+  await hooks.resolve('node:fs', { parentURL: shim }, next);
+  await hooks.resolve('zod', { parentURL: 'file:///tmp/old-version/node_modules/ai/dist/index.mjs' }, next);
+  await hooks.resolve('ai', { parentURL: 'file:///repo/adapters/node/boundary/observe.mjs' }, next);
+  assert.deepEqual(seen, [
+    ['ai', 'file:///tmp/old-version/toolgate-install.mjs'],
+    ['@openai/agents-core', 'file:///tmp/old-version/toolgate-install.mjs'],
+    ['../../boundary/arguments-text.mjs', shim],
+    ['node:fs', shim],
+    ['zod', 'file:///tmp/old-version/node_modules/ai/dist/index.mjs'],
+    ['ai', 'file:///repo/adapters/node/boundary/observe.mjs'],
+  ]);
+});

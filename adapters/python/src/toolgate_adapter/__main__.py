@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -35,13 +36,23 @@ def load_shim(folder: Path) -> ModuleType:
     return shim
 
 
+def installed_version(package: str) -> str | None:
+    """The version of ``package`` this interpreter imports: another venv
+    with another version grades that version with the same shim (README,
+    "Grade another version")."""
+    try:
+        return importlib.metadata.version(package)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return None
+
+
 def identity(shim: ModuleType | None) -> dict[str, Any]:
     if shim is None:
         return {"name": "unloadable-runtime", "version": "0.0.0", "language": "python"}
     runtime = shim.runtime
     found: dict[str, Any] = {
         "name": f"{runtime.package} ({runtime.id})",
-        "version": str(runtime.version),
+        "version": installed_version(str(runtime.package)) or str(runtime.version),
         "language": "python",
     }
     if getattr(runtime, "homepage", None):
