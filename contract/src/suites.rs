@@ -95,6 +95,11 @@ pub struct Judgement {
     /// the case once more with a longer window before it keeps a failure,
     /// so that no verdict comes from the machine's load.
     pub timing: bool,
+    /// The case's precondition did not hold in this observation (what it
+    /// sets up never happened: an abort whose latch never fired), so what
+    /// it is about was never exercised: without a violation the runner
+    /// reports it as an `error` saying this, never as a pass.
+    pub unmet: Option<String>,
 }
 
 impl Judgement {

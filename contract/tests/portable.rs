@@ -380,7 +380,9 @@ fn huge_arguments_are_answered_within_the_bounds() {
             o.turn = TurnEnd::rejected("RangeError", "stack");
             o.results.clear();
         },
-        &[requirements::VAL_01, requirements::TURN_01],
+        // the host gave out on their size (a stack overflow), not on the
+        // refusal: TURN-01 alone
+        &[requirements::TURN_01],
     );
     // arguments the schema accepts but the host cannot take may be refused
     let deep = scenario(
@@ -607,6 +609,26 @@ fn a_rejected_turn_is_charged_to_what_it_followed() {
         ),
         &[requirements::TURN_01],
     );
+    // the same for an unknown call whose arguments are the huge ones: the
+    // host gave out on the arguments, not on the name
+    let s = scenario(
+        json!({"tools": [tool("boom", json!({"throws": {"error": ""}}))],
+        "turn": [call("c1", "boom"),
+            {"id": "c2", "name": "", "arguments": {"$": "deep", "depth": 100_000}}]}),
+    );
+    check(
+        &s,
+        rejects(
+            &[("c1", Settled::Rejected)],
+            rejection(
+                "Error",
+                "Unable to serialize: Maximum call stack size exceeded",
+                false,
+                false,
+            ),
+        ),
+        &[requirements::TURN_01],
+    );
     // a working call alone: the turn had no failure to reject on
     let s = scenario(json!({"tools": [tool("read", json!({"returns": 1}))],
         "turn": [call("c1", "read")]}));
@@ -733,4 +755,31 @@ fn what_the_kits_report_for_attribution_decodes_and_meets_the_schema() {
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn a_case_whose_abort_never_came_is_no_pass() {
+    use toolgate_contract::suites::SuiteDef;
+    let s = json!({"tools": [tool("ok", json!({"returns": 1})),
+            tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
+        "turn": [call("c1", "ok"), call("c2", "slow")], "abort": {"whilePending": "c2"}});
+    let suite = &toolgate_contract::portable::PORTABLE;
+    let reference = observe(&scenario(s.clone())).unwrap();
+    let expected = serde_json::to_value(&reference).unwrap();
+    assert_eq!(suite.judge(&s, &expected, &expected).unmet, None);
+    // the runtime answered the pending call without ever starting its
+    // tool: no abort came, so nothing about the abort was exercised
+    let mut never = reference.clone();
+    never.ran.retain(|r| r.call_id.as_deref() != Some("c2"));
+    never.turn = TurnEnd::Completed;
+    never.results.push(ResultSeen {
+        call_id: Some("c2".into()),
+        is_error: Some(true),
+        delivered: json!("not available"),
+        bytes: None,
+    });
+    let judged = suite.judge(&s, &expected, &serde_json::to_value(&never).unwrap());
+    assert!(judged.violations.is_empty(), "{:?}", judged.violations);
+    let why = judged.unmet.expect("the precondition did not hold");
+    assert!(why.contains("call c2's tool never started"), "{why}");
 }

@@ -234,6 +234,7 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
         notes,
         measures,
         timing,
+        unmet,
     } = match judged {
         Ok(j) => j,
         Err(_) => {
@@ -251,6 +252,11 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
     }
     outcome.measures = measures;
     if violations.is_empty() {
+        // never a pass: the adapter ran a case whose set-up did not happen
+        if let Some(why) = unmet {
+            outcome.status = Status::Error;
+            outcome.message = Some(why);
+        }
         return;
     }
     outcome.timing = timing;

@@ -228,20 +228,30 @@ fn run_one(
     }
     let attempt = subject.run(case);
     let first = outcome::judge(case, attempt, reproduce.clone(), strict);
-    if !(first.timing && matches!(first.status, Status::Fail | Status::Warn)) {
+    // a timeout is a verdict on time too: the adapter had --timeout to
+    // answer, and a busy machine may be why it did not
+    let on_time = first.status == Status::Timeout
+        || (first.timing && matches!(first.status, Status::Fail | Status::Warn));
+    if !on_time {
         return first;
     }
     // the verdict rests on time: slow is told from stuck by a second run
     // with a longer window, whose verdict is kept
     let attempt = subject.run_patiently(case, PATIENCE);
     let mut second = outcome::judge(case, attempt, reproduce, strict);
-    let said: Vec<&str> = first
+    if second.not_run {
+        // the run gave up on the adapter before the second attempt: the
+        // first is all there is
+        return first;
+    }
+    let mut said: Vec<&str> = first
         .violations
         .iter()
         .map(|v| v.message.as_str())
         .collect();
+    said.extend(first.message.as_deref());
     second.reran = Some(format!(
-        "ran again with {PATIENCE} times the adapter's window: the first run's verdict ({}: {}) rested on time",
+        "ran again with {PATIENCE} times the adapter's window and timeout: the first run's verdict ({}: {}) rested on time",
         first.status.name(),
         said.join("; ")
     ));

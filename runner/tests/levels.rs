@@ -76,7 +76,12 @@ impl SuiteDef for Latency {
                 unit: "ms".into(),
                 bound: Some(BOUND_MS),
             }],
-            timing: false,
+            // a time bound: the runner gives it a second, patient run
+            timing: ms > BOUND_MS,
+            // a case whose set-up did not happen says so
+            unmet: actual
+                .get("unset")
+                .map(|why| format!("not exercised: {why}")),
         }
     }
 }
@@ -120,6 +125,10 @@ fn a_should_violation_warns_and_passes_the_run_unless_strict() {
     assert_eq!(report.summary.line(), "2 cases: 1 pass, 1 warn");
     let slow = &report.cases[1];
     assert_eq!(slow.requirements, ["LAT-01"]);
+    // its verdict rests on time: it ran again, and says what the first said
+    let reran = slow.reran.as_deref().expect("ran again");
+    assert!(reran.contains("took 12.5 ms"), "{reran}");
+    assert!(report.cases[0].reran.is_none());
     assert_eq!(slow.violations[0].level, Some(Level::Should));
     let json: Json =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
@@ -177,4 +186,22 @@ fn the_suite_filter_and_the_built_in_reference_take_any_suite() {
     let report = run_cases(&options(dir.path(), false), vec![case("fast", 3.0, true)]).unwrap();
     assert_eq!(report.cases[0].suite, "latency-test");
     assert_eq!(report.cases[0].status, Status::Pass);
+}
+
+#[test]
+fn a_case_whose_set_up_did_not_happen_is_an_error_never_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut unset = case("unset", 3.0, true);
+    unset.scenario = json!({"observe": {"ms": 3.0, "ok": true, "unset": "the abort never came"}});
+    let mut failing = case("unset-and-wrong", 3.0, false);
+    failing.scenario =
+        json!({"observe": {"ms": 3.0, "ok": false, "unset": "the abort never came"}});
+    let report = run_cases(&options(dir.path(), false), vec![unset, failing]).unwrap();
+    // without a violation: an error saying why; with one: the failure
+    assert_eq!(statuses(&report), [Status::Error, Status::Fail]);
+    assert_eq!(
+        report.cases[0].message.as_deref(),
+        Some("not exercised: \"the abort never came\"")
+    );
+    assert_eq!(report.exit_code, 2);
 }

@@ -12,8 +12,9 @@
 // needing a capability the install lacks is answered `skipped`. `--settle-ms` is the
 // harness's window after which a run that has not ended is recorded as
 // pending (default 1000, keep it below the runner's --timeout). `--mutant`
-// applies one deliberate breakage of mutants.json (mutants.mjs) and says so
-// in the version (`0.85.0+mutant.<id>`). ADAPTER.md has the details.
+// applies one deliberate breakage of mutants.json, or one drift of
+// drift-mutants.json (mutants.mjs), and says so in the version
+// (`0.85.0+mutant.<id>`). ADAPTER.md has the details.
 //
 // ../protocol.mjs speaks the protocol: replies go to stdout, one JSON line
 // each; everything else, including what pi or a tool writes to stdout, goes
@@ -24,7 +25,7 @@ import path from 'node:path';
 import { messageOf, protocolAdapter } from '../protocol.mjs';
 import { INSTALLS, loadPi } from './load.mjs';
 import { LOOP_CAPABILITIES, capabilitiesOf, missingCapabilities, observeScenario } from './observe.mjs';
-import { IMPLEMENTED, applyMutant } from './mutants.mjs';
+import { DRIFTED, IMPLEMENTED, applyMutant } from './mutants.mjs';
 
 const PACKAGE = '@earendil-works/pi-agent-core';
 const SUITE = 'pipeline';
@@ -42,8 +43,10 @@ function parseArguments(argv) {
     if (!Number.isFinite(options.settleMs) || options.settleMs <= 0) adapter.usage('--settle-ms is a positive number');
   }
   if (options.pi === undefined) adapter.usage('--pi is required');
-  if (options.mutant !== undefined && !IMPLEMENTED.includes(options.mutant)) {
-    adapter.usage(`unknown mutant ${options.mutant} (mutants.json lists: ${IMPLEMENTED.join(', ')})`);
+  if (options.mutant !== undefined && !IMPLEMENTED.includes(options.mutant) && !DRIFTED.includes(options.mutant)) {
+    adapter.usage(
+      `unknown mutant ${options.mutant} (mutants.json lists: ${IMPLEMENTED.join(', ')}; drift-mutants.json: ${DRIFTED.join(', ')})`,
+    );
   }
   return options;
 }

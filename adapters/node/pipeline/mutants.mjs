@@ -23,6 +23,14 @@ import { realpath } from 'node:fs/promises';
 /** The mutants as data: `[{id, description, requirements}]`. */
 export const MUTANTS = JSON.parse(fs.readFileSync(new URL('./mutants.json', import.meta.url), 'utf8'));
 
+/**
+ * The drift mutants as data (drift-mutants.json, the same shape): changes
+ * a later pi release could plausibly make, each listing exactly the
+ * requirements it breaks (none when no requirement covers it), applied the
+ * same way (`applyMutant`, `--mutant <id>`).
+ */
+export const DRIFTS = JSON.parse(fs.readFileSync(new URL('./drift-mutants.json', import.meta.url), 'utf8'));
+
 const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 
 /** `then(value)` after `value` (sync when it is not a promise). */
@@ -499,18 +507,83 @@ const IMPLEMENTATIONS = {
   },
 };
 
+/**
+ * The drifts of drift-mutants.json by id: what a later release might change
+ * without meaning to break pi's pipeline, as wrappers like the mutants'
+ * (plus `prompts(prompts, state)` → the prompts pi gets).
+ */
+const DRIFT_IMPLEMENTATIONS = {
+  'leading-system-message': {
+    // a system message listing the tools, before the user message: pi emits
+    // its events, keeps it in the transcript and sends it to the model
+    prompts: (prompts, state) =>
+      state.tools.length === 0
+        ? prompts
+        : [{ role: 'system', toolsAdded: state.tools.map((t) => t?.name), timestamp: Date.now() }, ...prompts],
+  },
+
+  'validation-line-bullet': {
+    emit: rewritingEmit((t) =>
+      t.startsWith('Validation failed for tool ')
+        ? t.replace(/^([\s\S]*?)(\n\nReceived arguments:\n[\s\S]*)$/, (_, head, rest) => head.replace(/\n  - /g, '\n  * ') + rest)
+        : t,
+    ),
+  },
+
+  'result-duration-field': {
+    // on the message itself (the events, turn_end, agent_end and the
+    // resolved messages share it), between isError and timestamp
+    emit: (emit) => (event) => {
+      const m = event?.type === 'message_start' ? event.message : undefined;
+      if (m?.role === 'toolResult' && !Object.hasOwn(m, 'durationMs')) {
+        const timestamp = m.timestamp;
+        delete m.timestamp;
+        m.durationMs = 0;
+        m.timestamp = timestamp;
+      }
+      return emit(event);
+    },
+  },
+
+  'result-message-update': {
+    // emitted synchronously after the message_start: no extra job turn
+    emit: (emit) => (event) => {
+      if (!isResultMessageEvent(event) || event.type !== 'message_start') return emit(event);
+      return after(emit(event), () => emit({ type: 'message_update', message: event.message }));
+    },
+  },
+
+  'unknown-tool-reworded': {
+    emit: rewritingEmit((t) => t.replace(/^Tool ([^"\s]\S*|) not found$/, 'Unknown tool: $1')),
+  },
+
+  'model-tools-sorted': {
+    streamFn: (streamFn) => (model, context, ...rest) =>
+      streamFn(
+        model,
+        Array.isArray(context?.tools)
+          ? { ...context, tools: [...context.tools].sort((x, y) => String(x?.name).localeCompare(String(y?.name))) }
+          : context,
+        ...rest,
+      ),
+  },
+};
+
 /** The ids this module implements (the test checks they are mutants.json's). */
 export const IMPLEMENTED = Object.keys(IMPLEMENTATIONS);
 
+/** The drift ids this module implements (drift-mutants.json's). */
+export const DRIFTED = Object.keys(DRIFT_IMPLEMENTATIONS);
+
 /**
- * `pi` (load.mjs `loadPi`) with mutant `id` applied: a copy whose
+ * `pi` (load.mjs `loadPi`) with mutant (or drift) `id` applied: a copy whose
  * `runAgentLoop` hands pi the mutated tools, config, sink and model, and
  * whose `fileQueues.codingAgent` is the mutated queue.
  * `implementation` (tests only) replaces the registered one.
  */
-export function applyMutant(pi, id, implementation = IMPLEMENTATIONS[id]) {
+export function applyMutant(pi, id, implementation = IMPLEMENTATIONS[id] ?? DRIFT_IMPLEMENTATIONS[id]) {
   if (!implementation) {
-    throw new Error(`unknown mutant ${JSON.stringify(id)} (known: ${IMPLEMENTED.join(', ')})`);
+    throw new Error(`unknown mutant ${JSON.stringify(id)} (known: ${[...IMPLEMENTED, ...DRIFTED].join(', ')})`);
   }
   const m = implementation;
   const fileQueues =
@@ -526,10 +599,11 @@ export function applyMutant(pi, id, implementation = IMPLEMENTATIONS[id]) {
       let ctx = context;
       if (m.tools) ctx = { ...context, tools: m.tools(context?.tools ?? [], state) };
       state.tools = ctx?.tools ?? [];
+      const asked = m.prompts ? m.prompts(prompts, state) : prompts;
       const cfg = m.config ? m.config({ ...config }, state) : config;
       const sink = m.emit ? m.emit(emit, state) : emit;
       const model = m.streamFn ? m.streamFn(streamFn, state) : streamFn;
-      const run = pi.runAgentLoop(prompts, ctx, cfg, sink, signal, model);
+      const run = pi.runAgentLoop(asked, ctx, cfg, sink, signal, model);
       return m.outcome ? m.outcome(Promise.resolve(run), state) : run;
     },
   };

@@ -12,6 +12,18 @@
 //! holds the projections and the structure and order predicates;
 //! `entries` compares the entries both observations have, `transcript`
 //! what the transcript and the model get.
+//!
+//! A case is judged on the part of the observation its requirements are
+//! about, so that one change is named once, by the requirement it breaks,
+//! in the cases that exercise it. A message of a role pi's loop never
+//! makes itself (`system`: a message neither the prompt, the model, a
+//! call nor a queue put there) is about the transcript alone: the other
+//! projections leave it out (the order and the count of the case's own
+//! entries, the model's context, the hooks' context, `turn_end`'s,
+//! `agent_end`'s and the resolved messages), and *leading_messages* judges
+//! it once, by PIPE-ORDER-01, in the cases about what goes in the
+//! transcript (queued steering or follow-up messages, or hooks recording
+//! their context's messages).
 
 use super::requirements as req;
 use super::spec::*;
@@ -39,6 +51,9 @@ pub fn judge(
         return Vec::new();
     }
     let mut j = Judging::new(scenario, expected, actual);
+    // messages of a role the loop never makes are the only difference:
+    // leading_messages alone judges them
+    j.foreign_only = bytes(&own_messages(expected)) == bytes(&own_messages(actual));
     j.shared_names();
     j.run_end();
     j.structure();
@@ -47,6 +62,7 @@ pub fn judge(
     j.tool_results();
     j.provider_calls();
     j.messages();
+    j.leading_messages();
     if expected.uncaught != actual.uncaught {
         j.unexplained(format!(
             "uncaught: expected {}, got {}",
@@ -121,7 +137,9 @@ pub(super) fn label(entry: &TraceEntry) -> Label {
                     };
                     of(name, id.and_then(Json::as_str))
                 }
-                ("message_start" | "message_end", Some(role)) => of(&format!("{ty}:{role}"), None),
+                ("message_start" | "message_update" | "message_end", Some(role)) => {
+                    of(&format!("{ty}:{role}"), None)
+                }
                 _ => of(ty, None),
             }
         }
@@ -167,12 +185,15 @@ impl<'a> View<'a> {
         View { obs, labels, len }
     }
 
+    /// The judged entries with their index in the trace: not the
+    /// messages of a role the loop never makes (`leading_messages`'s).
     fn entries(&self) -> impl Iterator<Item = (usize, &Label, &'a TraceEntry)> + '_ {
         self.labels
             .iter()
             .zip(self.obs.trace.iter())
             .take(self.len)
             .enumerate()
+            .filter(|(_, (l, _))| !foreign_message(l))
             .map(|(i, (l, e))| (i, l, e))
     }
 
@@ -221,6 +242,37 @@ impl<'a> View<'a> {
             end.get("isError").cloned().unwrap_or(Json::Null),
             get("details"),
         ))
+    }
+
+    /// The outcome of every result message of the call (several calls
+    /// may share an id), else of every end event, in order.
+    fn outcomes(&self, call: &str) -> Vec<(Json, Json, Json)> {
+        let event = |at: usize| match self.obs.trace.get(at) {
+            Some(TraceEntry::Event { event }) => Some(event),
+            _ => None,
+        };
+        let messages: Vec<(Json, Json, Json)> = (self.positions("result_end", call).into_iter())
+            .filter_map(|at| event(at)?.get("message"))
+            .map(|m| {
+                let get = |k: &str| m.get(k).cloned().unwrap_or(Json::Null);
+                (get("content"), get("isError"), get("details"))
+            })
+            .collect();
+        if !messages.is_empty() {
+            return messages;
+        }
+        (self.positions("end", call).into_iter())
+            .filter_map(event)
+            .map(|end| {
+                let result = end.get("result");
+                let get = |k: &str| result.and_then(|r| r.get(k)).cloned().unwrap_or(Json::Null);
+                (
+                    get("content"),
+                    end.get("isError").cloned().unwrap_or(Json::Null),
+                    get("details"),
+                )
+            })
+            .collect()
     }
 
     fn text(&self, call: &str) -> Option<String> {
@@ -323,6 +375,9 @@ fn calls<'a>(scenario: &'a PipelineScenario, e: &View<'_>) -> Vec<Call<'a>> {
                 Kind::Cut
             } else if stop == StopReason::Length {
                 Kind::Length
+            } else if tool.is_none() && text != "Operation aborted" {
+                // (an execute of the id is another call's that shares it)
+                Kind::Unknown
             } else if e.has("execute", id) {
                 Kind::Executed
             } else if text == "Operation aborted" {
@@ -412,6 +467,9 @@ struct Judging<'a> {
     explained: BTreeSet<String>,
     outcome_done: BTreeSet<String>,
     ends_differ: bool,
+    /// The observations differ only in messages of a role the loop never
+    /// makes (`leading_messages`' to name, or to let pass).
+    foreign_only: bool,
 }
 
 impl<'a> Judging<'a> {
@@ -432,6 +490,7 @@ impl<'a> Judging<'a> {
             explained: BTreeSet::new(),
             outcome_done: BTreeSet::new(),
             ends_differ: false,
+            foreign_only: false,
         }
     }
 
@@ -468,7 +527,7 @@ impl<'a> Judging<'a> {
                 out.push(v);
             }
         }
-        if !self.unexplained.is_empty() || out.is_empty() {
+        if !self.unexplained.is_empty() || (out.is_empty() && !self.foreign_only) {
             let (et, at) = (&self.e.obs.trace, &self.a.obs.trace);
             let first =
                 (0..et.len().max(at.len())).find(|&i| et.get(i).map(bytes) != at.get(i).map(bytes));
@@ -614,10 +673,6 @@ impl<'a> Judging<'a> {
                     .entry(c.clone())
                     .or_default()
                     .push((l.name.clone(), n, m)),
-                None if l.name.ends_with(":system") => self.name(
-                    &[req::ORDER_01],
-                    format!("{n} {l} event(s) expected, got {m}"),
-                ),
                 None if l.name == "abort" || l.name.starts_with("release:") => {
                     loose.push(format!("{l}: {n} expected, got {m}"))
                 }
@@ -857,6 +912,51 @@ impl<'a> Judging<'a> {
             self.name(&[req::ORDER_01], format!("{y} came where {x} was expected"));
         }
     }
+}
+
+/// The roles of the messages pi's loop makes or passes on itself: the
+/// prompt and queued messages (`user`), the model's (`assistant`), the
+/// calls' (`toolResult`, `toolResult(<id>)` in a list of roles).
+fn own_role(role: &str) -> bool {
+    matches!(role, "user" | "assistant" | "toolResult") || role.starts_with("toolResult(")
+}
+
+/// `obs` as JSON without the messages of a role the loop never makes:
+/// their events, and their entries in every list of messages or roles.
+fn own_messages(obs: &PipelineObservation) -> Json {
+    let mut v = serde_json::to_value(obs).unwrap_or_default();
+    let own = |m: &Json| match m {
+        Json::String(role) => own_role(role),
+        m => m.get("role").and_then(Json::as_str).is_none_or(own_role),
+    };
+    let keep_own = |list: Option<&mut Json>| {
+        if let Some(Json::Array(items)) = list {
+            items.retain(own);
+        }
+    };
+    if let Some(Json::Array(trace)) = v.get_mut("trace") {
+        trace.retain(|entry| {
+            let message = entry.get("event").and_then(|e| e.get("message"));
+            message.is_none_or(own)
+        });
+        for entry in trace.iter_mut() {
+            keep_own(entry.get_mut("messages"));
+            if let Some(event) = entry.get_mut("event") {
+                keep_own(event.get_mut("messages"));
+                keep_own(event.get_mut("toolResults"));
+            }
+        }
+    }
+    keep_own(v.get_mut("messages"));
+    v
+}
+
+/// The event of a message of another role (a `system` message).
+fn foreign_message(l: &Label) -> bool {
+    l.call.is_none()
+        && ["message_start:", "message_update:", "message_end:"]
+            .iter()
+            .any(|p| l.name.strip_prefix(p).is_some_and(|role| !own_role(role)))
 }
 
 /// A call of `config.shouldStopAfterTurn`.

@@ -65,7 +65,7 @@ fn body(call: &Call<'_>, actual: &PortableObservation) -> Body {
 
 /// Whether the adapter's abort happened: its latch fires only once the
 /// named call's body started (`whilePending`) or settled (`afterSettled`).
-fn abort_fired(
+pub(super) fn abort_fired(
     scenario: &PortableScenario,
     calls: &[Call<'_>],
     actual: &PortableObservation,
@@ -117,6 +117,7 @@ pub(super) enum Rejection {
 
 /// A call that may have caused the turn to reject or hang, with the
 /// requirement that promised it a result.
+#[derive(Clone, Copy)]
 struct Cause<'a> {
     call: &'a Call<'a>,
     requirement: &'static str,
@@ -223,11 +224,28 @@ pub(super) fn rejected(
         .collect();
     // else a host's limit (a stack overflow, a string too long) is the
     // huge value's: huge arguments, or a huge output its body returned
-    let huge: Vec<&Cause<'_>> = candidates.iter().filter(|c| c.huge).collect();
+    // (huge arguments as such, whatever else their call is: a refused or
+    // unknown call's arguments too large for the host are not its refusal)
+    let huge: Vec<Cause<'_>> = candidates
+        .iter()
+        .filter(|c| c.huge)
+        .map(|c| {
+            if huge_arguments(&c.call.spec.arguments) {
+                Cause {
+                    requirement: req::TURN_01,
+                    what: "huge arguments",
+                    failure: true,
+                    ..*c
+                }
+            } else {
+                *c
+            }
+        })
+        .collect();
     let causes: Vec<&Cause<'_>> = if !named.is_empty() {
         named
     } else if says_limit(&text) && !huge.is_empty() {
-        huge
+        huge.iter().collect()
     } else {
         candidates.iter().collect()
     };
@@ -272,60 +290,78 @@ pub(super) fn rejected(
     Rejection::Charged
 }
 
-/// Charges a turn still unsettled after the adapter's window to the first
-/// thing observed to hold it: the abort that did not end it, a body that
-/// never settled, a hostile output its body returned, huge arguments; else
-/// the turn itself.
+/// Charges a turn still unsettled after the adapter's windows (its first
+/// and its patient second run) to the first thing observed to hold it: the
+/// abort that did not end it (`CAN-02`), a body that never settled
+/// (`TIME-01`), huge arguments whose body never ran (`ARGS-01`, and
+/// `LINK-01`: a turn that never answers, when no body of the case is
+/// stuck), a hostile output its body returned or is returning (`OUT-01`),
+/// huge arguments
+/// whose body ran; else the turn itself (`LINK-01`).
 pub(super) fn pending(
     scenario: &PortableScenario,
     calls: &[Call<'_>],
     actual: &PortableObservation,
-) -> Violation {
+) -> Vec<Violation> {
     if abort_fired(scenario, calls, actual) {
-        return Violation::named(req::CAN_02, "the turn did not end after the abort");
+        return vec![Violation::named(
+            req::CAN_02,
+            "the turn did not end after the abort",
+        )];
     }
-    let stuck = calls.iter().find(|c| {
-        c.may_hang
-            && matches!(
-                body(c, actual),
-                Body::Started(Settled::Pending) | Body::StartedUnknown
-            )
-    });
-    if let Some(call) = stuck {
-        return Violation::named(
+    let running = |c: &&Call<'_>| {
+        matches!(
+            body(c, actual),
+            Body::Started(Settled::Pending) | Body::StartedUnknown
+        )
+    };
+    if let Some(call) = calls.iter().filter(running).find(|c| c.may_hang) {
+        return vec![Violation::named(
             req::TIME_01,
             format!(
                 "call {}: a tool that never settles was not timed out: the turn never ended",
                 call.spec.id
             ),
-        );
+        )];
     }
-    let hostile = calls.iter().find(|c| {
-        c.kind == Kind::Hostile
-            && matches!(
-                body(c, actual),
-                Body::Started(Settled::Fulfilled) | Body::StartedUnknown
-            )
-    });
-    if let Some(call) = hostile {
-        return Violation::named(
-            req::OUT_01,
-            format!(
-                "call {}: its body returned a hostile output and the turn never ended",
-                call.spec.id
-            ),
-        );
-    }
-    if let Some(call) = calls.iter().find(|c| huge_arguments(&c.spec.arguments)) {
-        return Violation::named(
+    let huge = |c: &&Call<'_>| huge_arguments(&c.spec.arguments);
+    // ARGS-01 alone: four windows cannot tell a parse of 10^6 keys that
+    // takes 20 s on a busy machine from one that never ends
+    let hung_on_arguments = |call: &Call<'_>| {
+        vec![Violation::named(
             req::ARGS_01,
             format!(
                 "call {}: huge arguments left the turn hanging",
                 call.spec.id
             ),
-        );
+        )]
+    };
+    let unrun = calls
+        .iter()
+        .filter(huge)
+        .find(|c| body(c, actual) == Body::NotStarted);
+    if let Some(call) = unrun {
+        return hung_on_arguments(call);
     }
-    Violation::named(req::LINK_01, "the turn never ended")
+    // a hostile body that started: it returned its value, or is still
+    // building it (a body that settles on its own and has not, on a busy
+    // machine: the value is the case's doing, the turn's wait the runtime's)
+    let hostile = calls
+        .iter()
+        .find(|c| c.kind == Kind::Hostile && body(c, actual) != Body::NotStarted);
+    if let Some(call) = hostile {
+        return vec![Violation::named(
+            req::OUT_01,
+            format!(
+                "call {}: its body returned a hostile output and the turn never ended",
+                call.spec.id
+            ),
+        )];
+    }
+    if let Some(call) = calls.iter().find(huge) {
+        return hung_on_arguments(call);
+    }
+    vec![Violation::named(req::LINK_01, "the turn never ended")]
 }
 
 #[cfg(test)]

@@ -98,6 +98,25 @@ impl<'a> Judge<'a> {
         self.calls.iter().map(|c| c.kind.clone()).collect()
     }
 
+    /// Why `actual` cannot say anything of what the case is about, if it
+    /// cannot: the reference's abort came, the runtime's never did (the
+    /// call its latch waits for never started or settled there).
+    pub fn unmet(
+        &self,
+        expected: &PortableObservation,
+        actual: &PortableObservation,
+    ) -> Option<String> {
+        let named = match &self.scenario.abort {
+            Some(AbortTiming::WhilePending(id)) => format!("call {id}'s tool never started"),
+            Some(AbortTiming::AfterSettled(id)) => format!("call {id}'s tool never settled"),
+            _ => return None,
+        };
+        let fired = |o| attribution::abort_fired(self.scenario, &self.calls, o);
+        (fired(expected) && !fired(actual)).then(|| {
+            format!("the case's abort never came ({named}, and the abort waits for that): what it is about was not exercised")
+        })
+    }
+
     /// The violations of `actual`, and what it measured.
     pub fn judge(
         &self,
@@ -171,7 +190,7 @@ fn judge_calls(
         TurnEnd::Completed | TurnEnd::Aborted if has_abort => {}
         TurnEnd::Completed => {}
         TurnEnd::Pending => {
-            out.push(attribution::pending(scenario, calls, actual));
+            out.extend(attribution::pending(scenario, calls, actual));
             return (out, measures);
         }
         TurnEnd::Rejected {
@@ -200,8 +219,12 @@ fn judge_calls(
             out.push(Violation::named(
                 req::LINK_01,
                 format!(
-                    "the turn ended as {:?} without an abort or a refusal",
-                    actual.turn
+                    "the turn ended as {} without an abort or a refusal",
+                    if actual.turn == TurnEnd::Aborted {
+                        "aborted"
+                    } else {
+                        "not run"
+                    }
                 ),
             ));
             return (out, measures);
@@ -215,7 +238,12 @@ fn judge_calls(
             Some(id) if ids.contains(&id.as_str()) => {}
             other => out.push(Violation::named(
                 req::LINK_01,
-                format!("a result linked to {other:?}, which is no call of the turn"),
+                match other {
+                    Some(id) => {
+                        format!("a result linked to call {id}, which is no call of the turn")
+                    }
+                    None => "a result linked to no call".to_string(),
+                },
             )),
         }
     }
@@ -347,8 +375,8 @@ fn judge_calls(
             out.push(Violation::named(
                 req::SIZE_01,
                 format!(
-                    "the result for {:?} is {bytes} bytes, above {RESULT_BYTES_BOUND}",
-                    r.call_id
+                    "the result for call {} is {bytes} bytes, above {RESULT_BYTES_BOUND}",
+                    r.call_id.as_deref().unwrap_or("(no call id)")
                 ),
             ));
         }
@@ -455,8 +483,8 @@ fn lost_on_abort(
             out.push(Violation::named(
                 req::CAN_03,
                 format!(
-                    "the result of {:?}, finished before the abort, was lost",
-                    e.call_id
+                    "the result of call {}, finished before the abort, was lost",
+                    e.call_id.as_deref().unwrap_or("(no call id)")
                 ),
             ));
         }

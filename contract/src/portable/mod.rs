@@ -115,7 +115,11 @@ impl SuiteDef for Portable {
         let (Ok(s), Ok(e), Ok(a)) = parsed else {
             return Judgement::undecodable();
         };
-        let (violations, measures) = judge::judge(&s, &e, &a);
+        let Ok(judge) = judge::Judge::new(&s) else {
+            return Judgement::undecodable();
+        };
+        let (violations, measures) = judge.judge(&e, &a);
+        let unmet = judge.unmet(&e, &a);
         // a turn still running at the end of the window, or a bound on
         // time: another run with a longer window tells slow from stuck
         let timing = !violations.is_empty()
@@ -131,6 +135,7 @@ impl SuiteDef for Portable {
             notes: Vec::new(),
             measures,
             timing,
+            unmet,
         }
     }
 }

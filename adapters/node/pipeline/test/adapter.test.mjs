@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { runReplyValid, startAdapter as start, startReplyValid } from '../../test/protocol-client.mjs';
 import { loadPi } from '../load.mjs';
 import { missingCapabilities, observePipeline, observeScenario } from '../observe.mjs';
-import { IMPLEMENTED, MUTANTS, applyMutant } from '../mutants.mjs';
+import { DRIFTED, DRIFTS, IMPLEMENTED, MUTANTS, applyMutant } from '../mutants.mjs';
 import { checkObservationFile } from '../validate.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -291,6 +291,22 @@ test('mutants.json: at least 12, unique ids, each implemented, each breaking PIP
     }
   }
   assert.throws(() => applyMutant(installs['0.85'], 'no-such-mutant'), /unknown mutant/);
+});
+
+test('drift-mutants.json: unique ids (none a mutant\'s), each implemented, each listing PIPE requirements or none', () => {
+  assert.ok(DRIFTS.length >= 5);
+  const ids = DRIFTS.map((m) => m.id);
+  assert.equal(new Set(ids).size, ids.length, 'duplicate ids');
+  assert.deepEqual([...ids].sort(), [...DRIFTED].sort(), 'drift-mutants.json and mutants.mjs differ');
+  for (const m of DRIFTS) {
+    assert.ok(!IMPLEMENTED.includes(m.id), `${m.id} is also a mutant`);
+    assert.deepEqual(Object.keys(m), ['id', 'description', 'requirements'], m.id);
+    assert.ok(m.description.length > 10, m.id);
+    for (const r of m.requirements) {
+      assert.match(r, REQUIREMENT, m.id);
+      assert.ok(spec.includes(`- **${r}**`), `${m.id}: ${r} is not a requirement of SPEC.md`);
+    }
+  }
 });
 
 /** The first scenario (not pending unmutated) whose observation `pi` changes, or undefined. */

@@ -55,24 +55,19 @@ impl<'a> Judging<'a> {
                     );
                 }
                 if xm != ym {
+                    // messages of a role the loop never makes are
+                    // leading_messages'
                     let explained = &self.explained;
-                    let keep = |m: &Vec<String>, sys: bool| -> Vec<String> {
+                    let keep = |m: &Vec<String>| -> Vec<String> {
                         m.iter()
-                            .filter(|r| (r.as_str() == "system") == sys)
+                            .filter(|r| own_role(r))
                             .filter(|r| {
                                 !explained.iter().any(|c| **r == format!("toolResult({c})"))
                             })
                             .cloned()
                             .collect()
                     };
-                    let (system, results) = (
-                        keep(xm, true) != keep(ym, true),
-                        keep(xm, false) != keep(ym, false),
-                    );
-                    if system {
-                        self.name(&[req::ORDER_01], format!("{l} got {ym:?}, expected {xm:?}"));
-                    }
-                    if results {
+                    if keep(xm) != keep(ym) {
                         self.name(
                             &[req::RESULT_01],
                             format!("{l} got {ym:?}, expected {xm:?}"),
@@ -136,10 +131,7 @@ impl<'a> Judging<'a> {
                     self.assistant(p, q);
                 }
             }
-            "message_start:system"
-            | "message_end:system"
-            | "message_start:user"
-            | "message_end:user" => self.name(
+            "message_start:user" | "message_end:user" => self.name(
                 &[req::ORDER_01],
                 format!("{l}: expected {}, got {}", quote(x), quote(y)),
             ),
@@ -195,7 +187,10 @@ impl<'a> Judging<'a> {
     /// differs too, else the end event alone (it must carry the result as is).
     pub(super) fn end_result(&mut self, call: &str, msg: String) {
         let differs = match (self.e.outcome(call), self.a.outcome(call)) {
-            (Some(x), Some(y)) => bytes(&x) != bytes(&y),
+            (Some(x), Some(y)) => {
+                bytes(&x) != bytes(&y)
+                    || bytes(&self.e.outcomes(call)) != bytes(&self.a.outcomes(call))
+            }
             _ => true,
         };
         if differs || !self.e.has("result_end", call) {
@@ -211,16 +206,26 @@ impl<'a> Judging<'a> {
         if !self.outcome_done.insert(id.to_string()) {
             return;
         }
-        let (Some(x), Some(y)) = (self.e.outcome(id), self.a.outcome(id)) else {
+        let (Some(last_x), Some(last_y)) = (self.e.outcome(id), self.a.outcome(id)) else {
             return;
+        };
+        // the first that differs of the results of calls sharing the id
+        let (xs, ys) = (self.e.outcomes(id), self.a.outcomes(id));
+        let (x, y) = match xs.iter().zip(&ys).find(|(p, q)| bytes(p) != bytes(q)) {
+            Some((p, q)) => (p.clone(), q.clone()),
+            None => (last_x, last_y),
         };
         if bytes(&x) == bytes(&y) {
             return;
         }
-        let (xt, yt) = (
-            self.e.text(id).unwrap_or_default(),
-            self.a.text(id).unwrap_or_default(),
-        );
+        let text = |o: &(Json, Json, Json)| {
+            (o.0.get(0)
+                .and_then(|b| b.get("text"))
+                .and_then(Json::as_str))
+            .unwrap_or_default()
+            .to_string()
+        };
+        let (xt, yt) = (text(&x), text(&y));
         let msg = format!(
             "call {id}: expected {} (isError {}), got {} (isError {})",
             quote(&x.0),
@@ -351,7 +356,7 @@ impl<'a> Judging<'a> {
             let (Some(p), Some(q)) = (xv.get(k), yv.get(k)) else {
                 continue;
             };
-            if same(p, q) {
+            if same(p, q) || (k == "messages" && same(&own_roles(p), &own_roles(q))) {
                 continue;
             }
             let of = xv.get("of").and_then(Json::as_str).unwrap_or("?");
@@ -559,4 +564,19 @@ fn validation_text(x: &str, y: &str) -> Vec<&'static str> {
         ids.push(req::VAL_02);
     }
     ids
+}
+
+/// A hook context's roles without those of messages the loop never makes
+/// (`leading_messages`' to judge).
+fn own_roles(v: &Json) -> Json {
+    match v.as_array() {
+        Some(roles) => Json::Array(
+            roles
+                .iter()
+                .filter(|r| r.as_str().is_none_or(own_role))
+                .cloned()
+                .collect(),
+        ),
+        None => v.clone(),
+    }
 }

@@ -80,10 +80,13 @@ impl<'a> Judging<'a> {
             Some(r) => r.to_string(),
             None => "?".into(),
         };
+        // a message of a role the loop never makes is leading_messages'
         let explained = |m: &Json| {
-            self.explained
-                .iter()
-                .any(|c| key(m) == format!("toolResult({c})"))
+            !own_role(&key(m))
+                || self
+                    .explained
+                    .iter()
+                    .any(|c| key(m) == format!("toolResult({c})"))
         };
         let (xl, yl): (Vec<Json>, Vec<Json>) = (
             list(x).into_iter().filter(|m| !explained(m)).collect(),
@@ -96,9 +99,6 @@ impl<'a> Judging<'a> {
         if xs != ys && !self.ends_differ {
             let msg = format!("{what}: {ys:?}, expected {xs:?}");
             let providers_differ = self.e.obs.provider_calls != self.a.obs.provider_calls;
-            if seq(&xl, &|k| k == "system") != seq(&yl, &|k| k == "system") {
-                self.name(&[req::ORDER_01], msg.clone());
-            }
             if seq(&xl, &|k| k.starts_with("toolResult("))
                 != seq(&yl, &|k| k.starts_with("toolResult("))
             {
@@ -108,8 +108,7 @@ impl<'a> Judging<'a> {
             // the messages queued for it: the provider-call predicate's
             let queued = providers_differ && self.e.queued_messages();
             let others = |k: &str| {
-                k != "system"
-                    && !k.starts_with("toolResult(")
+                !k.starts_with("toolResult(")
                     && (k != "assistant" || !providers_differ)
                     && (k != "user" || !queued)
             };
@@ -296,6 +295,47 @@ impl<'a> Judging<'a> {
         injected && !ids.is_empty() && ids.iter().all(|id| voted(id))
     }
 
+    /// The messages of a role pi's loop never makes (a `system` message,
+    /// which 0.85.0 never adds) wherever the observation shows messages: the
+    /// trace's message events, the model's and the hooks' context,
+    /// `turn_end`'s, `agent_end`'s and the resolved messages. They are
+    /// about what goes in the transcript (PIPE-ORDER-01: what the run emits
+    /// and resolves with), judged here once, in the cases about the
+    /// transcript: those putting messages in it beyond the prompt (queued
+    /// steering or follow-up messages) or recording what the hooks see of
+    /// it (`hookContext`). Every other projection leaves them out.
+    pub(super) fn leading_messages(&mut self) {
+        let (x, y) = (foreign_messages(&self.e), foreign_messages(&self.a));
+        if x == y || !self.about_the_transcript() {
+            return;
+        }
+        let first = x
+            .iter()
+            .zip(&y)
+            .find(|(p, q)| p != q)
+            .map(|(p, q)| format!("{q} where {p} was expected"))
+            .unwrap_or_else(|| match (x.get(y.len()), y.get(x.len())) {
+                (Some(p), _) => format!("{p} missing"),
+                (_, Some(q)) => format!("{q} not expected"),
+                _ => String::new(),
+            });
+        self.name(
+            &[req::ORDER_01],
+            format!(
+                "messages of a role the loop does not make: {} of them, expected {} ({first})",
+                y.len(),
+                x.len()
+            ),
+        );
+    }
+
+    /// Whether the case is about what goes in the transcript: it queues
+    /// steering or follow-up messages, or records the hooks' context.
+    fn about_the_transcript(&self) -> bool {
+        let config = &self.s.config;
+        config.steering.is_some() || config.follow_up.is_some() || self.s.hook_context
+    }
+
     /// The messages the run resolved with.
     pub(super) fn messages(&mut self) {
         if let (Some(x), Some(y)) = (&self.e.obs.messages, &self.a.obs.messages) {
@@ -309,4 +349,62 @@ impl<'a> Judging<'a> {
             self.unexplained("the resolved messages are missing on one side".into());
         }
     }
+}
+
+/// Where an observation shows a message of a role pi's loop does not make
+/// (`own_role`), in order: `<place>: <role>`.
+fn foreign_messages(v: &View<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let role_of = |m: &Json| {
+        m.get("role")
+            .and_then(Json::as_str)
+            .unwrap_or("?")
+            .to_string()
+    };
+    let summaries = |place: &str, list: Option<&Json>, out: &mut Vec<String>| {
+        for m in list.and_then(Json::as_array).into_iter().flatten() {
+            let role = role_of(m);
+            if !own_role(&role) {
+                out.push(format!("{place}: {role}"));
+            }
+        }
+    };
+    let roles = |place: &str, list: &[String], out: &mut Vec<String>| {
+        for r in list.iter().filter(|r| !own_role(r)) {
+            out.push(format!("{place}: {r}"));
+        }
+    };
+    for (l, entry) in v.labels.iter().zip(&v.obs.trace).take(v.len) {
+        match entry {
+            TraceEntry::Event { event } => {
+                if foreign_message(l) {
+                    out.push(l.to_string());
+                }
+                summaries(&format!("{l}.messages"), event.get("messages"), &mut out);
+                summaries(
+                    &format!("{l}.toolResults"),
+                    event.get("toolResults"),
+                    &mut out,
+                );
+            }
+            TraceEntry::Provider { messages, .. } => roles(&l.to_string(), messages, &mut out),
+            TraceEntry::Invoke(inv) => {
+                if let Ok(Json::Object(o)) = serde_json::to_value(inv) {
+                    if let Some(Json::Array(ms)) = o.get("messages") {
+                        let ms: Vec<String> = ms
+                            .iter()
+                            .filter_map(Json::as_str)
+                            .map(str::to_string)
+                            .collect();
+                        roles(&l.to_string(), &ms, &mut out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(ms) = &v.obs.messages {
+        summaries("messages", Some(&Json::Array(ms.clone())), &mut out);
+    }
+    out
 }
