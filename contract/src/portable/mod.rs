@@ -122,7 +122,18 @@ impl SuiteDef for Portable {
         let unmet = judge.unmet(&e, &a);
         // a turn still running at the end of the window, or a bound on
         // time: another run with a longer window tells slow from stuck
+        // (not a turn held only by a body that never settles, after an
+        // abort or without a timeout: the case makes that body stuck, and
+        // more time changes nothing the bounds of CAN-02 and TIME-01 say)
+        let stuck_by_design = a.turn == TurnEnd::Pending
+            && violations.iter().all(|v| {
+                matches!(
+                    v.requirement.as_deref(),
+                    Some(requirements::TIME_01 | requirements::CAN_02)
+                )
+            });
         let timing = !violations.is_empty()
+            && !stuck_by_design
             && (a.turn == TurnEnd::Pending
                 || violations.iter().any(|v| {
                     matches!(
