@@ -10,8 +10,22 @@
 //! # comments and blank lines are ignored
 //! calls/unknown-tool
 //! serializer-budgets/depth-33 CORE-SER-03 CORE-SER-05
+//! boundary-failures/throws-a-string BOUNDARY-ERR-01 @3f9a0c1d2e4b
 //! generated/* CORE-CAN-01 CORE-CAN-06
 //! ```
+//!
+//! A word `@` + 12 hexadecimal digits is the fingerprint of the failure the
+//! entry expects ([`crate::findings::fingerprint`]: its status and each
+//! failing violation's requirement and first line, with digits, addresses
+//! and paths masked). With fingerprints listed, a failure on the listed
+//! requirements whose fingerprint is none of them is `changed`, and fails
+//! the run: the runtime still fails the case, but differently (another
+//! error, another lost result). Without, any failure on the requirements
+//! is expected. Several fingerprints are the ways a case was seen to fail
+//! when the runtime's design leaves which failure comes first to a race
+//! (say which in a comment). `--write-expected-failures` writes them, and brings an
+//! existing file up to date ([`Expectations::rewrite`]) keeping its
+//! comments.
 //!
 //! An id with `*`, `?` or `[` is a glob over case ids (as `--case` reads
 //! them: `*` crosses `/`). Generated cases change ids with the seed and the
@@ -26,12 +40,14 @@
 //! way each time it fails: a race the implementation's design allows (an
 //! MCP server over stdio may start a tool before the client's cancellation
 //! reaches it). Its failure is expected; its pass is not stale. Use it only
-//! with a comment saying which race.
+//! with a comment saying which race. Its fingerprints are every way the
+//! race was seen to fail: a rewrite adds the run's to them.
 //!
 //! A case that only warns (it breaks SHOULD requirements only) is not a
 //! failure, so a listed one is neither expected nor stale; under
 //! `--strict` it is `fail`, and the file applies to it like to any failure.
 
+use crate::findings::fingerprint;
 use crate::outcome::{CaseOutcome, Expectation};
 use crate::Error;
 use globset::{Glob, GlobMatcher};
@@ -40,18 +56,20 @@ use std::path::Path;
 use toolgate_contract::suites;
 
 /// The parsed file: case id → the requirements listed (empty: any), and the
-/// glob entries in file order.
+/// glob entries in file order; and its lines, which a rewrite keeps.
 #[derive(Debug, Clone, Default)]
 pub struct Expectations {
     entries: BTreeMap<String, Entry>,
     globs: Vec<GlobEntry>,
+    lines: Vec<Line>,
 }
 
-/// An exact entry: the requirements listed (empty: any), and whether the
-/// case may also pass (`~`).
-#[derive(Debug, Clone, Default)]
+/// An exact entry: the requirements listed (empty: any), the failures'
+/// fingerprints (empty: any), and whether the case may also pass (`~`).
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Entry {
     requirements: BTreeSet<String>,
+    fingerprints: BTreeSet<String>,
     may_pass: bool,
 }
 
@@ -61,6 +79,18 @@ struct GlobEntry {
     matcher: GlobMatcher,
     requirements: BTreeSet<String>,
 }
+
+/// A line of the file, as a rewrite needs it: an entry (by id, with the
+/// comment after it) or anything else, verbatim.
+#[derive(Debug, Clone)]
+enum Line {
+    Entry { id: String, comment: String },
+    Glob { pattern: String, comment: String },
+    Verbatim(String),
+}
+
+/// How many hexadecimal digits a fingerprint has (`findings::fingerprint`).
+const FINGERPRINT_DIGITS: usize = 12;
 
 /// The group of a generated case's id (`generated`, `generated-boundary`).
 fn generated_group(id: &str) -> Option<&str> {
@@ -76,6 +106,35 @@ fn is_glob(id: &str) -> bool {
     id.contains(['*', '?', '['])
 }
 
+/// An entry's line: `[~ ]id REQ… @fingerprint…`, and its comment.
+fn entry_line(id: &str, entry: &Entry, comment: &str) -> String {
+    let mut line = String::new();
+    if entry.may_pass {
+        line.push_str("~ ");
+    }
+    line.push_str(id);
+    for r in &entry.requirements {
+        line.push(' ');
+        line.push_str(r);
+    }
+    for f in &entry.fingerprints {
+        line.push_str(" @");
+        line.push_str(f);
+    }
+    line.push_str(comment);
+    line
+}
+
+fn glob_line(pattern: &str, requirements: &BTreeSet<String>, comment: &str) -> String {
+    let mut line = pattern.to_string();
+    for r in requirements {
+        line.push(' ');
+        line.push_str(r);
+    }
+    line.push_str(comment);
+    line
+}
+
 impl Expectations {
     pub fn load(path: &Path) -> Result<Expectations, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
@@ -85,8 +144,19 @@ impl Expectations {
     pub fn parse(text: &str) -> Result<Expectations, String> {
         let mut entries = BTreeMap::new();
         let mut globs: Vec<GlobEntry> = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
+        let mut lines = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let (line, comment) = match raw.find('#') {
+                Some(at) => (&raw[..at], raw[at..].to_string()),
+                None => (raw, String::new()),
+            };
+            // the spaces before a trailing comment stay with it
+            let comment = if comment.is_empty() {
+                comment
+            } else {
+                format!("{}{comment}", &line[line.trim_end().len()..])
+            };
+            let line = line.trim();
             let mut words = line.split_whitespace().peekable();
             let may_pass = words.peek() == Some(&"~");
             if may_pass {
@@ -96,9 +166,13 @@ impl Expectations {
                 if may_pass {
                     return Err(format!("line {}: `~` needs a case id", n + 1));
                 }
+                lines.push(Line::Verbatim(raw.to_string()));
                 continue;
             };
-            let requirements: BTreeSet<String> = words.map(str::to_string).collect();
+            let (marks, requirements): (Vec<&str>, Vec<&str>) =
+                words.partition(|w| w.starts_with('@'));
+            let requirements: BTreeSet<String> =
+                requirements.into_iter().map(str::to_string).collect();
             if let Some(bad) = requirements
                 .iter()
                 .find(|r| suites::of_requirement(r).is_none())
@@ -113,10 +187,33 @@ impl Expectations {
                     prefixes.join(", ")
                 ));
             }
+            let mut fingerprints = BTreeSet::new();
+            for mark in marks {
+                let digits = &mark[1..];
+                if digits.len() != FINGERPRINT_DIGITS
+                    || !digits
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+                {
+                    return Err(format!(
+                        "line {}: {mark:?} is not a fingerprint (`@` and {FINGERPRINT_DIGITS} \
+                         lowercase hexadecimal digits, as --write-expected-failures writes them)",
+                        n + 1
+                    ));
+                }
+                fingerprints.insert(digits.to_string());
+            }
             if is_glob(id) {
                 if may_pass {
                     return Err(format!(
                         "line {}: `~` takes a case id, not a glob (a glob is never stale)",
+                        n + 1
+                    ));
+                }
+                if !fingerprints.is_empty() {
+                    return Err(format!(
+                        "line {}: a glob expects failures by requirement, not by fingerprint \
+                         (its cases differ in what they do)",
                         n + 1
                     ));
                 }
@@ -138,17 +235,30 @@ impl Expectations {
                     matcher,
                     requirements,
                 });
+                lines.push(Line::Glob {
+                    pattern: id.to_string(),
+                    comment,
+                });
                 continue;
             }
             let entry = Entry {
                 requirements,
+                fingerprints,
                 may_pass,
             };
             if entries.insert(id.to_string(), entry).is_some() {
                 return Err(format!("line {}: {id} is listed twice", n + 1));
             }
+            lines.push(Line::Entry {
+                id: id.to_string(),
+                comment,
+            });
         }
-        Ok(Expectations { entries, globs })
+        Ok(Expectations {
+            entries,
+            globs,
+            lines,
+        })
     }
 
     /// Fails on ids that name no case at all (a typo would otherwise make a
@@ -194,11 +304,17 @@ impl Expectations {
                 .filter(|r| !listed.is_empty() && !listed.contains(*r))
                 .cloned()
                 .collect();
-            Some(if unlisted.is_empty() {
-                Expectation::Expected
-            } else {
-                Expectation::Unexpected { unlisted }
-            })
+            if !unlisted.is_empty() {
+                return Some(Expectation::Unexpected { unlisted });
+            }
+            let seen = fingerprint(outcome);
+            if !entry.fingerprints.is_empty() && !entry.fingerprints.contains(&seen) {
+                return Some(Expectation::Changed {
+                    fingerprint: seen,
+                    listed: entry.fingerprints.iter().cloned().collect(),
+                });
+            }
+            Some(Expectation::Expected)
         } else if outcome.status == crate::outcome::Status::Pass && !entry.may_pass {
             Some(Expectation::Stale)
         } else {
@@ -254,43 +370,118 @@ impl Expectations {
         Some(Expectation::Unexpected { unlisted })
     }
 
-    /// The baseline of a run's failures, in the file format.
+    /// The baseline of a run's failures, in the file format: every failure
+    /// of a corpus case with its requirements and fingerprint, generated
+    /// failures as a glob over their group with every requirement they
+    /// broke (which the same command with any seed accepts).
     pub fn render(outcomes: &[CaseOutcome]) -> String {
-        let mut text = String::from(
-            "# toolgate expected failures: one case id per line, optionally the\n\
-             # requirement ids it is expected to violate. Remove a line once the\n\
-             # case passes (a passing listed case fails the run as stale).\n",
-        );
+        Expectations::default().rewrite(outcomes)
+    }
+
+    /// This baseline brought up to date with a run's `outcomes`, keeping
+    /// its comments, its order and what still holds:
+    /// - an entry whose case failed as listed stays as it is (a fingerprint
+    ///   is added where it had none);
+    /// - an entry whose case failed otherwise takes the run's requirements
+    ///   and fingerprint; a racy one (`~`) adds them to what it lists, since
+    ///   its race may go either way on the next run;
+    /// - an entry whose case passed is removed, unless racy; one whose case
+    ///   did not run stays;
+    /// - a glob over a generated group takes the requirements of that
+    ///   group's failures too;
+    /// - failures no line expects are added at the end.
+    pub fn rewrite(&self, outcomes: &[CaseOutcome]) -> String {
+        let by_id: BTreeMap<&str, &CaseOutcome> =
+            outcomes.iter().map(|o| (o.id.as_str(), o)).collect();
         // generated ids change with the seed and the count: their failures
-        // are baselined by a glob over their group, with every requirement
-        // they broke, which the same command with any seed accepts
-        let mut generated: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
-            std::collections::BTreeMap::new();
+        // are expected by a glob over their group
+        let mut generated: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut unnamed: Vec<&str> = Vec::new();
         for o in outcomes.iter().filter(|o| o.status.is_failure()) {
             if let Some(group) = generated_group(&o.id) {
-                let named = generated.entry(group).or_default();
-                named.extend(o.requirements.iter().map(String::as_str));
+                generated
+                    .entry(format!("{group}/*"))
+                    .or_default()
+                    .extend(o.requirements.iter().cloned());
                 if o.requirements.is_empty() || o.violations.iter().any(|v| v.requirement.is_none())
                 {
                     unnamed.push(&o.id);
                 }
+            }
+        }
+        let mut text = String::new();
+        if self.lines.is_empty() {
+            text.push_str(
+                "# toolgate expected failures: one case id per line, the requirement\n\
+                 # ids it is expected to violate and the fingerprint of how (@…).\n\
+                 # Remove a line once the case passes (a passing listed case fails the\n\
+                 # run as stale); rewrite it with --write-expected-failures.\n",
+            );
+        }
+        for line in &self.lines {
+            match line {
+                Line::Verbatim(raw) => {
+                    text.push_str(raw);
+                    text.push('\n');
+                }
+                Line::Glob { pattern, comment } => {
+                    let mut requirements = self
+                        .globs
+                        .iter()
+                        .find(|g| &g.pattern == pattern)
+                        .map(|g| g.requirements.clone())
+                        .unwrap_or_default();
+                    if let Some(more) = generated.remove(pattern) {
+                        requirements.extend(more);
+                    }
+                    text.push_str(&glob_line(pattern, &requirements, comment));
+                    text.push('\n');
+                }
+                Line::Entry { id, comment } => {
+                    let entry = &self.entries[id];
+                    let Some(o) = by_id.get(id.as_str()) else {
+                        text.push_str(&entry_line(id, entry, comment));
+                        text.push('\n');
+                        continue;
+                    };
+                    let mut entry = entry.clone();
+                    if o.status.is_failure() {
+                        let seen = fingerprint(o);
+                        if entry.may_pass {
+                            entry.requirements.extend(o.requirements.iter().cloned());
+                            entry.fingerprints.insert(seen);
+                        } else if !self.expects(o) {
+                            entry.requirements = o.requirements.iter().cloned().collect();
+                            entry.fingerprints = BTreeSet::from([seen]);
+                        } else if entry.fingerprints.is_empty() {
+                            entry.fingerprints.insert(seen);
+                        }
+                    } else if o.status == crate::outcome::Status::Pass && !entry.may_pass {
+                        continue;
+                    }
+                    text.push_str(&entry_line(id, &entry, comment));
+                    text.push('\n');
+                }
+            }
+        }
+        for o in outcomes.iter().filter(|o| o.status.is_failure()) {
+            if generated_group(&o.id).is_some() || self.entries.contains_key(&o.id) {
                 continue;
             }
-            text.push_str(&o.id);
-            for r in &o.requirements {
-                text.push(' ');
-                text.push_str(r);
+            // a failure a glob of this file already expects needs no line
+            if !self.globs.is_empty() && self.expects(o) {
+                continue;
             }
+            let entry = Entry {
+                requirements: o.requirements.iter().cloned().collect(),
+                fingerprints: BTreeSet::from([fingerprint(o)]),
+                may_pass: false,
+            };
+            text.push_str(&entry_line(&o.id, &entry, ""));
             text.push('\n');
         }
-        for (group, named) in generated.iter().filter(|(_, n)| !n.is_empty()) {
-            text.push_str(group);
-            text.push_str("/*");
-            for r in named {
-                text.push(' ');
-                text.push_str(r);
-            }
+        for (pattern, requirements) in generated.iter().filter(|(_, r)| !r.is_empty()) {
+            text.push_str(&glob_line(pattern, requirements, ""));
             text.push('\n');
         }
         for id in unnamed {
@@ -426,7 +617,7 @@ mod tests {
             fail("generated/11-4", &["CORE-CAN-01"]),
             outcome("generated/11-5", Status::Fail, &[]),
         ]);
-        assert!(written.contains("\ncalls/exact CORE-VAL-01\n"), "{written}");
+        assert!(written.contains("\ncalls/exact CORE-VAL-01 @"), "{written}");
         assert!(
             written.contains(
                 "\ngenerated-boundary/* BOUNDARY-ERR-01 BOUNDARY-TURN-01 BOUNDARY-UNK-01\n"
@@ -531,6 +722,154 @@ mod tests {
             }),
             true,
         );
+    }
+
+    fn failing_with(id: &str, violations: &[(&str, &str)]) -> CaseOutcome {
+        CaseOutcome {
+            requirements: violations.iter().map(|(r, _)| r.to_string()).collect(),
+            violations: violations
+                .iter()
+                .map(|(r, m)| crate::outcome::Finding {
+                    requirement: Some(r.to_string()),
+                    level: Some(toolgate_contract::suites::Level::Must),
+                    message: m.to_string(),
+                })
+                .collect(),
+            ..crate::outcome::sample(id, Status::Fail)
+        }
+    }
+
+    #[test]
+    fn a_different_failure_on_the_same_requirements_is_changed() {
+        let thrown = |text: &str| {
+            failing_with(
+                "b/throws",
+                &[(
+                    "BOUNDARY-ERR-01",
+                    &format!("call call_1: the turn rejected: Error: {text}"),
+                )],
+            )
+        };
+        let seen = crate::findings::fingerprint(&thrown("boom"));
+        let file = format!("b/throws BOUNDARY-ERR-01 @{seen}\n");
+        check(&file, thrown("boom"), Some(Expectation::Expected), false);
+        check(
+            &file,
+            thrown("tool not registered"),
+            Some(Expectation::Changed {
+                fingerprint: crate::findings::fingerprint(&thrown("tool not registered")),
+                listed: vec![seen.clone()],
+            }),
+            true,
+        );
+        // without a fingerprint, any failure on the requirements is expected
+        check(
+            "b/throws BOUNDARY-ERR-01\n",
+            thrown("tool not registered"),
+            Some(Expectation::Expected),
+            false,
+        );
+        // an unlisted requirement is reported as such, before any change
+        let mut more = thrown("boom");
+        more.requirements.push("BOUNDARY-TURN-01".into());
+        check(
+            &file,
+            more,
+            Some(Expectation::Unexpected {
+                unlisted: vec!["BOUNDARY-TURN-01".into()],
+            }),
+            true,
+        );
+        // either of a race's failures
+        let other = crate::findings::fingerprint(&thrown("other"));
+        let racy = format!("~ b/throws BOUNDARY-ERR-01 @{seen} @{other}\n");
+        check(&racy, thrown("other"), Some(Expectation::Expected), false);
+        for bad in [
+            "b/x @12",
+            "b/x @ABCDEF012345",
+            "g/* CORE-CAN-01 @0123456789ab",
+        ] {
+            assert!(Expectations::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_rewrite_keeps_comments_and_what_still_holds() {
+        let err = |id: &str, text: &str| failing_with(id, &[("BOUNDARY-ERR-01", text)]);
+        let old = err("b/kept", "threw: boom");
+        let file = format!(
+            "# header\n\
+             # why b/kept fails\n\
+             b/kept BOUNDARY-ERR-01 @{}  # from its source\n\
+             b/changed BOUNDARY-ERR-01 @{}\n\
+             b/plain BOUNDARY-ERR-01\n\
+             b/fixed BOUNDARY-ERR-01\n\
+             # the race\n\
+             ~ b/racy BOUNDARY-ERR-01 @{}\n\
+             b/not-run BOUNDARY-ERR-01\n\
+             generated-boundary/* BOUNDARY-ERR-01\n",
+            crate::findings::fingerprint(&old),
+            crate::findings::fingerprint(&err("b/changed", "threw: old")),
+            crate::findings::fingerprint(&err("b/racy", "threw: one way")),
+        );
+        let base = Expectations::parse(&file).unwrap();
+        let outcomes = [
+            old.clone(),
+            err("b/changed", "threw: new"),
+            err("b/plain", "threw: x"),
+            outcome("b/fixed", Status::Pass, &[]),
+            err("b/racy", "threw: the other way"),
+            err("b/new", "threw: y"),
+            err("generated-boundary/3-1", "threw"),
+            named(outcome(
+                "generated-boundary/3-2",
+                Status::Fail,
+                &["BOUNDARY-UNK-01"],
+            )),
+        ];
+        let written = base.rewrite(&outcomes);
+        let fp = |o: &CaseOutcome| crate::findings::fingerprint(o);
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines[0], "# header");
+        assert_eq!(lines[1], "# why b/kept fails");
+        assert_eq!(
+            lines[2],
+            format!("b/kept BOUNDARY-ERR-01 @{}  # from its source", fp(&old))
+        );
+        assert_eq!(
+            lines[3],
+            format!("b/changed BOUNDARY-ERR-01 @{}", fp(&outcomes[1]))
+        );
+        assert_eq!(
+            lines[4],
+            format!("b/plain BOUNDARY-ERR-01 @{}", fp(&outcomes[2]))
+        );
+        assert!(!written.contains("b/fixed"), "{written}");
+        assert_eq!(lines[5], "# the race");
+        let mut both = [fp(&err("b/racy", "threw: one way")), fp(&outcomes[4])];
+        both.sort();
+        assert_eq!(
+            lines[6],
+            format!("~ b/racy BOUNDARY-ERR-01 @{} @{}", both[0], both[1])
+        );
+        assert_eq!(lines[7], "b/not-run BOUNDARY-ERR-01");
+        assert_eq!(
+            lines[8],
+            "generated-boundary/* BOUNDARY-ERR-01 BOUNDARY-UNK-01"
+        );
+        assert_eq!(
+            lines[9],
+            format!("b/new BOUNDARY-ERR-01 @{}", fp(&outcomes[5]))
+        );
+        assert_eq!(lines.len(), 10, "{written}");
+        // what it wrote expects the run it was written from
+        let again = Expectations::parse(&written).unwrap();
+        let mut run = outcomes.clone();
+        run[3] = outcome("b/fixed", Status::Pass, &[]);
+        again.apply(&mut run);
+        assert!(run.iter().all(|o| !o.fails_the_run()), "{run:#?}");
+        // and a rewrite of what holds changes nothing
+        assert_eq!(again.rewrite(&outcomes), written);
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! not hundreds of diffs; an expected finding (every case of it listed in
 //! the baseline) takes one line.
 
-use crate::outcome::{CaseOutcome, Expectation};
+use crate::outcome::{CaseOutcome, Expectation, Finding as Violation};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use toolgate_contract::suites::Level;
 
 /// One finding: a requirement (or an unnamed difference) and what differed,
 /// with the cases that showed it.
@@ -20,24 +21,130 @@ pub struct Finding {
     pub expected: bool,
 }
 
-/// A message with what varies between cases of one difference masked: the
-/// digits of call ids, sizes and times.
+/// A message's first line with what varies between cases of one
+/// difference, and between runs and machines, masked: digit runs (call
+/// ids, sizes, times) become `#`, and so do hexadecimal addresses
+/// (`0x7f3a…`) and generated names (a word of six or more letters and
+/// digits mixed: a temporary file's `26c8f0475c5b`); absolute paths
+/// (`/work/x/y`, `file:///…`, two segments or more) become `<path>`, so a
+/// checkout in another folder shows the same difference.
 pub fn key(message: &str) -> String {
     let line = message.lines().next().unwrap_or_default();
+    let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len());
-    let mut in_digits = false;
-    for c in line.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
+    let mut i = 0;
+    // where a path or an address may begin: not inside a word
+    let at_boundary = |i: usize| i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    while i < chars.len() {
+        let c = chars[i];
+        if at_boundary(i) {
+            if let Some(end) = path_end(&chars, i) {
+                out.push_str("<path>");
+                i = end;
+                continue;
             }
-            in_digits = true;
-        } else {
-            in_digits = false;
-            out.push(c);
+            if c == '0'
+                && matches!(chars.get(i + 1), Some('x' | 'X'))
+                && chars.get(i + 2).is_some_and(char::is_ascii_hexdigit)
+            {
+                i += 2;
+                while chars.get(i).is_some_and(char::is_ascii_hexdigit) {
+                    i += 1;
+                }
+                out.push('#');
+                continue;
+            }
+            // a generated name: six or more letters and digits, mixed (a
+            // temporary file's `26c8f0475c5b…`, a `tmp3k2j9x_`)
+            let word = chars[i..]
+                .iter()
+                .position(|c| !c.is_ascii_alphanumeric())
+                .map_or(chars.len(), |n| i + n);
+            let mixed = chars[i..word].iter().any(char::is_ascii_digit)
+                && chars[i..word].iter().any(char::is_ascii_alphabetic);
+            if word - i >= 6 && mixed {
+                out.push('#');
+                i = word;
+                continue;
+            }
         }
+        if c.is_ascii_digit() {
+            out.push('#');
+            while chars.get(i).is_some_and(char::is_ascii_digit) {
+                i += 1;
+            }
+            continue;
+        }
+        out.push(c);
+        i += 1;
     }
     out
+}
+
+/// The end of an absolute path starting at `i` (`/a/b…` or `file:///…`),
+/// if one starts there: it runs to a space, a quote, a bracket, a comma or
+/// a colon (a `:line:col` suffix is digits, masked after it).
+fn path_end(chars: &[char], i: usize) -> Option<usize> {
+    const SCHEME: [char; 7] = ['f', 'i', 'l', 'e', ':', '/', '/'];
+    let start = if chars[i..].starts_with(&SCHEME) {
+        i + SCHEME.len()
+    } else {
+        i
+    };
+    if chars.get(start) != Some(&'/') {
+        return None;
+    }
+    let stop = |c: &char| {
+        c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '(' | ')' | '[' | ']' | ',' | ':')
+    };
+    let end = chars[start..]
+        .iter()
+        .position(stop)
+        .map_or(chars.len(), |n| start + n);
+    let segments = chars[start..end]
+        .split(|c| *c == '/')
+        .filter(|s| !s.is_empty())
+        .count();
+    (segments >= 2).then_some(end)
+}
+
+/// What a failing case's failure is, in 12 hexadecimal digits: its status
+/// and each violation that fails it (its requirement and [`key`]), sorted.
+/// SHOULD violations are left out while a MUST one fails the case: a
+/// warning that comes and goes with the machine's load must not make the
+/// same failure look changed. A baseline records it (`@…`) so that a
+/// different failure on the same case and requirements is reported as
+/// changed, not as expected.
+pub fn fingerprint(case: &CaseOutcome) -> String {
+    use sha2::{Digest, Sha256};
+    let failing = |v: &&Violation| v.level != Some(Level::Should);
+    let counted: Vec<&Violation> = if case.violations.iter().any(|v| failing(&v)) {
+        case.violations.iter().filter(failing).collect()
+    } else {
+        case.violations.iter().collect()
+    };
+    let mut lines: Vec<String> = counted
+        .iter()
+        .map(|v| {
+            format!(
+                "{}\t{}",
+                v.requirement.as_deref().unwrap_or("-"),
+                key(&v.message)
+            )
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let mut hash = Sha256::new();
+    hash.update(case.status.name().as_bytes());
+    for line in &lines {
+        hash.update(b"\n");
+        hash.update(line.as_bytes());
+    }
+    hash.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The findings of `cases` (failures and warnings), the most cases first,
@@ -177,6 +284,71 @@ mod tests {
             !shown.contains("b/x"),
             "an expected finding is one line: {shown}"
         );
+    }
+
+    #[test]
+    fn what_varies_between_runs_and_machines_is_masked() {
+        let cases = [
+            (
+                "Error: Tool ghost not found at file:///work/main/adapters/x/node_modules/a.js:428:2465",
+                "Error: Tool ghost not found at <path>:#:#",
+            ),
+            (
+                "ENOENT: no such file, open '/tmp/tg-aB3xYz/notes.txt'",
+                "ENOENT: no such file, open '<path>'",
+            ),
+            (
+                "<function read at 0x7f3a9c0d1e2b> took 1234 ms",
+                "<function read at #> took # ms",
+            ),
+            // a lone `/` word, `n/a` and a one-segment path are text
+            ("n/a: 3 / 4 of /dev", "n/a: # / # of /dev"),
+            (
+                "rename $BASE/ws.26c8f0475c5b57a214fd4c0112006b78.tmp as call_12",
+                "rename $BASE/ws.#.tmp as call_#",
+            ),
+        ];
+        for (message, masked) in cases {
+            assert_eq!(key(message), masked, "{message}");
+        }
+    }
+
+    #[test]
+    fn a_fingerprint_is_the_failure_not_its_warnings_or_its_folder() {
+        let at = |folder: &str| {
+            failing(
+                "b/x",
+                &[(
+                    "BOUNDARY-ERR-01",
+                    &format!("rejected: Error: boom at {folder}/a.js:1:2"),
+                )],
+                false,
+            )
+        };
+        let here = fingerprint(&at("/work/main"));
+        assert_eq!(here.len(), 12);
+        assert_eq!(fingerprint(&at("/home/ci/checkout")), here);
+        // a SHOULD warning beside the failure does not change it
+        let mut warned = at("/work/main");
+        warned.violations.push(Violation {
+            requirement: Some("BOUNDARY-ARGS-01".into()),
+            level: Some(Level::Should),
+            message: "took 1.3 s".into(),
+        });
+        assert_eq!(fingerprint(&warned), here);
+        // another error, another requirement or another status does
+        let other = failing(
+            "b/x",
+            &[("BOUNDARY-ERR-01", "rejected: Error: bang")],
+            false,
+        );
+        assert_ne!(fingerprint(&other), here);
+        let mut timed_out = at("/work/main");
+        timed_out.status = Status::Timeout;
+        assert_ne!(fingerprint(&timed_out), here);
+        let mut turn = at("/work/main");
+        turn.violations[0].requirement = Some("BOUNDARY-TURN-01".into());
+        assert_ne!(fingerprint(&turn), here);
     }
 
     #[test]

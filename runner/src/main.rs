@@ -96,6 +96,15 @@ struct MatrixArgs {
     /// runtimes mostly wait, and add noise to the time each case measures.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
+    /// Also run N generated cases on every runtime, the same N cases (one
+    /// seed) for all: the nightly campaign across runtimes. Generated
+    /// failures are not shrunk here; each report line has the command that
+    /// reproduces it, with the seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    generate: u64,
+    /// The seed of the generated cases (default: a random one, printed).
+    #[arg(long, value_name = "SEED", requires = "generate")]
+    seed: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -217,7 +226,9 @@ struct RunArgs {
     /// Known failures: a listed failure passes, a listed pass fails as stale.
     #[arg(long, value_name = "FILE")]
     expected_failures: Option<PathBuf>,
-    /// Write this run's failures as an expected-failures file.
+    /// Write this run's failures as an expected-failures file, each with
+    /// its requirements and fingerprint; an existing file is brought up to
+    /// date, its comments and racy (`~`) lines kept.
     #[arg(long, value_name = "FILE")]
     write_expected_failures: Option<PathBuf>,
     #[arg(long, value_name = "FILE")]
@@ -321,6 +332,8 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 timeout: seconds("--timeout", args.timeout)?,
                 progress: !args.no_progress,
                 jobs: usize::from(args.jobs),
+                generate: args.generate,
+                seed: args.seed,
             };
             let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;

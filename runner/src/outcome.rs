@@ -78,6 +78,13 @@ pub enum Expectation {
     Expected,
     /// Listed with requirements, but it also breaks these.
     Unexpected { unlisted: Vec<String> },
+    /// Listed with fingerprints, and it breaks the listed requirements, but
+    /// not in a way the baseline recorded (`findings::fingerprint`): the
+    /// runtime's failure changed.
+    Changed {
+        fingerprint: String,
+        listed: Vec<String>,
+    },
     /// Listed, but it passes now: fails the run until the entry is removed.
     Stale,
 }
@@ -140,7 +147,9 @@ impl CaseOutcome {
     pub fn fails_the_run(&self) -> bool {
         match &self.expectation {
             Some(Expectation::Expected) => false,
-            Some(Expectation::Stale) | Some(Expectation::Unexpected { .. }) => true,
+            Some(Expectation::Stale)
+            | Some(Expectation::Unexpected { .. })
+            | Some(Expectation::Changed { .. }) => true,
             None => self.status.is_failure(),
         }
     }

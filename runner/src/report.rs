@@ -380,6 +380,14 @@ fn status_label(c: &CaseOutcome) -> String {
         Some(Expectation::Unexpected { unlisted }) => {
             format!("{} (also {})", c.status.name(), unlisted.join(" "))
         }
+        Some(Expectation::Changed {
+            fingerprint,
+            listed,
+        }) => format!(
+            "{} (changed: @{fingerprint}, the baseline has @{})",
+            c.status.name(),
+            listed.join(" @")
+        ),
         None => c.status.name().into(),
     }
 }

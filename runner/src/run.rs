@@ -433,7 +433,13 @@ fn write_reports(options: &RunOptions, report: &RunReport) -> Result<(), Error> 
         report.write(path, &report.markdown())?;
     }
     if let Some(path) = &options.write_expected_failures {
-        report.write(path, &Expectations::render(&report.cases))?;
+        // an existing baseline is brought up to date, its comments kept
+        let previous = if path.exists() {
+            Expectations::load(path)?
+        } else {
+            Expectations::default()
+        };
+        report.write(path, &previous.rewrite(&report.cases))?;
     }
     Ok(())
 }
@@ -480,7 +486,8 @@ pub fn reproduce(options: &RunOptions, case: &RunCase) -> String {
     shell_words::join(words)
 }
 
-fn random_seed() -> u64 {
+/// A seed for a run that was given none.
+pub(crate) fn random_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(

@@ -280,3 +280,118 @@ fn verdict(m: &Mutant, report: &RunReport) -> Result<(), String> {
         ))
     }
 }
+
+/// The matrix as a campaign across runtimes: `--generate` runs the same
+/// generated cases (one seed) on every row; a baseline it writes records
+/// each failure's fingerprint and expects the same run; a failure on the
+/// listed requirements whose fingerprint the baseline does not list is
+/// `changed` and fails the matrix.
+#[test]
+fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failure() {
+    use toolgate_runner::matrix::run::{run_matrix, MatrixOptions};
+    let _turn = turn();
+    if !ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
+    let mutants = common::mutants::load(&wall_dir().join("mutants.json"));
+    let m = mutants
+        .iter()
+        .find(|m| m.name == "output-as-string")
+        .expect("the mutant output-as-string");
+    let broken = mutated_wall(m, &source, tmp.path()).unwrap();
+    let adapter = |dir: &Path| {
+        format!(
+            "node {} --runtime {}",
+            shell_words::quote(
+                &node_dir()
+                    .join("boundary/adapter.mjs")
+                    .display()
+                    .to_string()
+            ),
+            shell_words::quote(&dir.display().to_string())
+        )
+    };
+    let runtimes = tmp.path().join("runtimes.json");
+    let entry = |id: &str, dir: &Path| {
+        serde_json::json!({
+            "id": id, "name": id, "package": "toolgate-wall", "version": "1.0.0",
+            "adapter": adapter(dir), "suites": ["boundary"], "baseline": format!("{id}.txt"),
+        })
+    };
+    std::fs::write(
+        &runtimes,
+        serde_json::json!({
+            "description": "the wall and a broken copy",
+            "runtimes": [entry("wall", &wall_dir()), entry("broken", &broken)],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let options = |write_baselines: bool, generate: u64| MatrixOptions {
+        program: "toolgate".into(),
+        runtimes: runtimes.clone(),
+        only: Vec::new(),
+        out: tmp.path().join("out"),
+        write_baselines,
+        timeout: Duration::from_secs(60),
+        progress: false,
+        jobs: 1,
+        generate,
+        seed: Some(20261202),
+    };
+    let (written, exit) = run_matrix(&options(true, 8)).expect("the matrix runs");
+    assert_eq!(exit, 0);
+    let generated = |row: usize| -> Vec<String> {
+        written.rows[row]
+            .cases
+            .iter()
+            .map(|c| c.id.clone())
+            .filter(|id| id.starts_with("generated-boundary/"))
+            .collect()
+    };
+    assert_eq!(generated(0).len(), 8);
+    assert_eq!(generated(0), generated(1), "one seed for every row");
+    let baseline = std::fs::read_to_string(tmp.path().join("broken.txt")).unwrap();
+    let listed: Vec<&str> = baseline
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("generated"))
+        .collect();
+    assert!(!listed.is_empty(), "{baseline}");
+    assert!(listed.iter().all(|l| l.contains(" @")), "{baseline}");
+
+    let (_, exit) = run_matrix(&options(false, 8)).expect("the matrix runs");
+    assert_eq!(
+        exit, 0,
+        "the written baselines expect the run they came from"
+    );
+
+    // the same case failing on the same requirements, but not as recorded
+    let first = listed[0];
+    let at = first.find(" @").unwrap();
+    let changed_line = format!("{} @000000000000", &first[..at]);
+    std::fs::write(
+        tmp.path().join("broken.txt"),
+        baseline.replacen(first, &changed_line, 1),
+    )
+    .unwrap();
+    let only_broken = MatrixOptions {
+        only: vec!["broken".into()],
+        ..options(false, 0)
+    };
+    let (matrix, exit) = run_matrix(&only_broken).expect("the matrix runs");
+    assert_eq!(exit, 1, "a changed failure fails the matrix");
+    let id = first.split_whitespace().next().unwrap();
+    let case = matrix.rows[0].cases.iter().find(|c| c.id == id).unwrap();
+    assert!(
+        !case.expected,
+        "{id} is not the failure the baseline recorded"
+    );
+    let others = matrix.rows[0]
+        .cases
+        .iter()
+        .filter(|c| c.id != id && c.status == "fail")
+        .all(|c| c.expected);
+    assert!(others, "only the changed case is unexpected");
+}

@@ -32,6 +32,11 @@ pub struct MatrixOptions {
     /// matrix whose runtimes mostly wait (deadlines, process starts) and
     /// add noise to the time measures of those that compute.
     pub jobs: usize,
+    /// Generated cases run on every runtime besides its corpus cases (0:
+    /// none), all from one seed.
+    pub generate: u64,
+    /// Their seed; a random one (printed) when absent.
+    pub seed: Option<u64>,
 }
 
 /// The requirements of `suite`, with their levels and texts (SPEC.md).
@@ -85,6 +90,22 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
         .collect();
     let requirements = requirements(&suite);
     let started = Instant::now();
+    // every runtime meets the same generated cases
+    let seeded;
+    let options = if options.generate > 0 && options.seed.is_none() {
+        let seed = crate::run::random_seed();
+        eprintln!(
+            "{} generated cases per runtime, seed {seed}",
+            options.generate
+        );
+        seeded = MatrixOptions {
+            seed: Some(seed),
+            ..options.clone()
+        };
+        &seeded
+    } else {
+        options
+    };
     let chosen: Vec<&RuntimeEntry> = file
         .runtimes
         .iter()
@@ -157,6 +178,13 @@ fn run_runtime(
         ..RunOptions::default()
     };
     run_options.filter_suites = entry.suites.clone();
+    if options.generate > 0 {
+        run_options.generate = options.generate;
+        run_options.seed = options.seed;
+        // a campaign across runtimes reports; shrinking a runtime's pending
+        // turns would take its time budget on every row
+        run_options.max_shrinks = 0;
+    }
     if options.write_baselines {
         run_options.write_expected_failures = baseline.clone();
     } else {
