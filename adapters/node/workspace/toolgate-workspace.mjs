@@ -11,7 +11,8 @@
 // It follows the seed's verbatim excerpts (`stringField`, `workspacePath`,
 // `nearestExistingAncestor`, `isInside`, read's truncation expression,
 // bash's `slice(0, 64 * 1024)`) and the values its prose gives; where the
-// seed is silent it takes what ../../../shared/contract/workspace.md (W<n>)
+// seed is silent it takes what
+// ../../../docs/src/suites/workspace-facts.md (W<n>)
 // and SPEC.md ("## workspace", WS-*) record as Decisions: the success text
 // of write, bash's `["-c", command]`, `workspacePath` returning the
 // requested path. Every message that is not one of the seed's own texts is

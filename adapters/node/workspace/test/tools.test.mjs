@@ -1,4 +1,4 @@
-// The facts of ../../../../../shared/contract/workspace.md (W<n>) on
+// The facts of ../../../../docs/src/suites/workspace-facts.md (W<n>) on
 // toolgate-workspace.mjs, called directly (node --test): one test per group
 // of facts, asserting the exact messages Node 20 gives on Linux. Each test
 // builds its tree in a fresh real directory (fs-tree.mjs), as the book's
