@@ -2,7 +2,7 @@
 //! `corpus/fuzz/<target>/<case>.json` for every core case (the core
 //! targets take core scenarios; `serializer` builds graphs from raw bytes
 //! and has no seeds), every boundary case (the `boundary`
-//! target takes portable ones), every pipeline case (`pipeline`) and every
+//! target takes boundary ones), every pipeline case (`pipeline`) and every
 //! workspace case that runs no bash (`workspace`), every actions case
 //! (`actions`) and every distinct action text of them (`action_text`,
 //! the raw text, named by its SHA-256).

@@ -60,7 +60,7 @@ pub struct ToolResult {
 impl ToolResult {
     /// The error result of the call `call_id` naming `tool_name`: what the
     /// flow gives, for callers that decide an error outside it (the
-    /// portable suite's blank tool names).
+    /// boundary suite's blank tool names).
     pub fn error(call_id: JsString, tool_name: JsString, code: ResultCode, message: &str) -> Self {
         Linked {
             id: call_id,

@@ -15,6 +15,7 @@
 pub mod actions;
 pub mod api;
 pub mod bigint;
+pub mod boundary;
 pub mod call;
 pub mod constants;
 pub mod error;
@@ -24,7 +25,6 @@ pub mod fuzzing;
 pub mod js_string;
 pub mod model;
 pub mod pipeline;
-pub mod portable;
 pub mod registry;
 pub mod scenario;
 pub mod serializer;

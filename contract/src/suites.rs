@@ -226,7 +226,7 @@ impl fmt::Debug for dyn SuiteDef {
 pub fn all() -> Vec<&'static dyn SuiteDef> {
     vec![
         &crate::scenario::CORE,
-        &crate::portable::PORTABLE,
+        &crate::boundary::BOUNDARY,
         &crate::pipeline::PIPELINE,
         &crate::workspace::WORKSPACE,
         &crate::actions::ACTIONS,

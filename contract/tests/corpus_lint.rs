@@ -20,8 +20,8 @@ use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use toolgate_contract::boundary::BOUNDARY;
 use toolgate_contract::pipeline::PIPELINE;
-use toolgate_contract::portable::PORTABLE;
 use toolgate_contract::scenario::corpus::{load_dir, CaseFile};
 use toolgate_contract::scenario::CORE;
 use toolgate_contract::suites::{self, SuiteDef};
@@ -453,7 +453,7 @@ fn every_boundary_requirement_is_named_by_a_boundary_case() {
                 .get(*id)
                 .into_iter()
                 .flatten()
-                .any(|(suite, _)| *suite == PORTABLE.id())
+                .any(|(suite, _)| *suite == BOUNDARY.id())
         })
         .map(|id| format!("{id} is named by no boundary case"))
         .collect();

@@ -1,7 +1,7 @@
 //! Fuzz target `boundary`: the oracle `toolgate_contract::fuzzing::boundary`
-//! (the portable suite's properties: the reference within its schema and
+//! (the boundary suite's properties: the reference within its schema and
 //! its own judge, the boundary's shape, every observation mutant caught),
-//! which panics on a bug. Inputs starting with `{` are portable scenarios in
+//! which panics on a bug. Inputs starting with `{` are boundary scenarios in
 //! JSON (the seeds are the boundary cases); others drive the generator.
 #![no_main]
 

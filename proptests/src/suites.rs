@@ -2,7 +2,7 @@
 //! that `toolgate run --generate` draws, judges and shrinks cases of any
 //! suite without knowing its insides. `core` renders a shrinkable [`Plan`];
 //! `boundary`, `pipeline`, `workspace` and `actions` draw a byte string and build the scenario from
-//! it with their fuzz target's generator (`portable::generate`,
+//! it with their fuzz target's generator (`boundary::generate`,
 //! `pipeline::generate`), so one generator serves
 //! fuzzing, the property tests and the runner, and proptest shrinks the
 //! bytes (shorter, smaller bytes give a plainer scenario).
@@ -11,17 +11,17 @@ use crate::plan::Plan;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use serde_json::Value as Json;
+use toolgate_contract::boundary::generate::scenario_from_bytes;
+use toolgate_contract::boundary::BoundaryScenario;
 use toolgate_contract::pipeline::file_queue::FileQueueScenario;
 use toolgate_contract::pipeline::spec::PipelineScenario;
-use toolgate_contract::portable::generate::scenario_from_bytes;
-use toolgate_contract::portable::PortableScenario;
 
 /// The bytes one boundary scenario is built from (enough for four tools
 /// and four calls with every choice made).
 pub const BOUNDARY_BYTES: usize = 384;
 
-/// Portable scenarios of the `boundary` suite.
-pub fn boundary() -> impl Strategy<Value = PortableScenario> {
+/// Scenarios of the `boundary` suite.
+pub fn boundary() -> impl Strategy<Value = BoundaryScenario> {
     proptest::collection::vec(any::<u8>(), 0..=BOUNDARY_BYTES).prop_map(|b| scenario_from_bytes(&b))
 }
 

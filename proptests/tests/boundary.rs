@@ -1,12 +1,12 @@
-//! The portable suite over generated scenarios: every scenario the
-//! boundary generator builds keeps `portable::properties::check` (the
+//! The boundary suite over generated scenarios: every scenario the
+//! boundary generator builds keeps `boundary::properties::check` (the
 //! reference observes it within the observation schema, passes its own
 //! judge, keeps the boundary's shape, and the judge catches every
 //! observation mutant that fits it). The fuzz target `boundary` checks the
 //! same function on fuzzer bytes. Case counts: `toolgate_proptests::knobs`.
 
 use proptest::prelude::*;
-use toolgate_contract::portable::properties;
+use toolgate_contract::boundary::properties;
 use toolgate_proptests::{knobs, suites};
 
 proptest! {

@@ -1,4 +1,4 @@
-//! The portable suite's gate against a real JavaScript runtime: the suite's
+//! The boundary suite's gate against a real JavaScript runtime: the suite's
 //! positive control, `adapters/node/runtimes/toolgate-wall` (an executor that
 //! keeps the whole wall), passes every boundary case under `--strict`, and
 //! every deliberately broken copy of it listed in its `mutants.json` is

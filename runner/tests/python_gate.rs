@@ -1,4 +1,4 @@
-//! The portable suite's gate against a real Python runtime: the suite's
+//! The boundary suite's gate against a real Python runtime: the suite's
 //! Python positive control, `adapters/python/runtimes/toolgate-wall-python`
 //! (an asyncio executor that keeps the whole wall), passes every boundary
 //! case under `--strict`, and every deliberately broken copy of it listed in

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The toolgate adapter (runner/PROTOCOL.md, version 1) for the portable
+// The toolgate adapter (runner/PROTOCOL.md, version 1) for the
 // `boundary` suite on a real agent runtime:
 //
 //   node adapters/node/boundary/adapter.mjs --runtime adapters/node/runtimes/<id> [--settle-ms 2000]

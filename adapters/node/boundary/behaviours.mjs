@@ -1,8 +1,8 @@
-// Tools of the portable suite as JavaScript: a case's values (the hostile
+// Tools of the boundary suite as JavaScript: a case's values (the hostile
 // output and argument families) and executor behaviours, built the same way
 // in the adapter's process and in a runtime's tool process (an MCP server
 // over stdio). The vocabulary is `adapters/node/runtimes/SHIM.md`'s; the
-// Rust side decodes the same JSON (`contract/src/portable/`).
+// Rust side decodes the same JSON (`contract/src/boundary/`).
 
 /**
  * Sets an own data property as `JSON.parse` does: an assignment to

@@ -1,4 +1,4 @@
-// One portable (boundary) case on a runtime, through its shim
+// One boundary case on a runtime, through its shim
 // (adapters/node/runtimes/SHIM.md): the case's tools and turn built as
 // JavaScript, the abort timed by latches on the tools' own events, the turn
 // given a settle window, and what happened encoded as the suite's
@@ -10,7 +10,7 @@ import { encodeDelivered, utf8Bytes } from './encode-delivered.mjs';
 /**
  * The reason the shim gives for not being able to run a case, if any:
  * `needs` are the capability names the runner sends with the case (the
- * suite derives them: `Portable::capabilities` in contract/src/portable/).
+ * suite derives them: `Boundary::capabilities` in contract/src/boundary/).
  */
 export function notApplicable(shim, needs) {
   for (const need of needs ?? []) {

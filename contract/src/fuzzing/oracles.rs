@@ -367,18 +367,18 @@ pub fn scenario(data: &[u8]) -> Verdict {
     observed_consistently(&scenario)
 }
 
-/// The boundary target: a portable scenario (JSON, or built by
-/// `portable::generate` from the bytes) keeps every property of
-/// `portable::properties::check`: the reference observes it within its
+/// The boundary target: a boundary scenario (JSON, or built by
+/// `boundary::generate` from the bytes) keeps every property of
+/// `boundary::properties::check`: the reference observes it within its
 /// schema, passes its own judge, keeps the boundary's shape, and the judge
 /// catches every observation mutant that fits it. A generated scenario
 /// that does not decode is a generator bug; a JSON one is skipped.
 pub fn boundary(data: &[u8]) -> Verdict {
-    use crate::portable::{generate, properties, translate, PortableScenario};
+    use crate::boundary::{generate, properties, translate, BoundaryScenario};
     suite_target(
         data,
         "not a boundary scenario",
-        |scenario: &PortableScenario| {
+        |scenario: &BoundaryScenario| {
             if translate::decode(scenario).is_err() {
                 return Err("a malformed boundary scenario");
             }
@@ -423,7 +423,7 @@ fn suite_target<S: serde::de::DeserializeOwned, Covered>(
     Verdict::Checked
 }
 
-/// Whether a portable scenario holds a value family larger than the
+/// Whether a boundary scenario holds a value family larger than the
 /// generator ever makes (100,000 keys or levels, 1,000,000 code units): the
 /// corpus runs the 10^6-key cases; the fuzzer, mutating a seed's sizes,
 /// would spend seconds per input on them and find nothing new.

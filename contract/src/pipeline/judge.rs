@@ -1,5 +1,5 @@
 //! Judging an implementation's observation of a pipeline scenario against
-//! the reference's (pi 0.85.0's). Unlike the portable suite, everything
+//! the reference's (pi 0.85.0's). Unlike the boundary suite, everything
 //! here is exact: pi's texts, key orders and event orders are the
 //! contract, so each predicate compares one projection of the two
 //! observations byte for byte (the trace's entry labels, their order, each

@@ -1,5 +1,5 @@
 // toolgate runtime shim: toolgate-wall, a small agent-turn executor written
-// for this suite, which keeps the whole portable wall (seed 001: unknown
+// for this suite, which keeps the whole boundary wall (seed 001: unknown
 // tool -> error result; validate before run; a throw becomes an error
 // result; the loop survives). It is the suite's positive control: the
 // runtime under test is this file itself, and `mutants.json` lists the

@@ -1,6 +1,6 @@
 """toolgate runtime shim: toolgate-wall-python, a small agent-turn executor
 written for this suite in ordinary Python (asyncio), which keeps the whole
-portable wall (seed 001: unknown tool -> error result; validate before run;
+whole boundary wall (seed 001: unknown tool -> error result; validate before run;
 a raise becomes an error result; the loop survives). It is the suite's
 positive control in Python: the runtime under test is this file itself, and
 ``mutants.json`` lists the deliberate breaks of it the suite must see. See

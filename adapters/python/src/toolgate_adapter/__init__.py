@@ -1,4 +1,4 @@
-"""The toolgate adapter kit for Python: runs toolgate's portable
+"""The toolgate adapter kit for Python: runs toolgate's
 ``boundary`` suite on a Python agent runtime through a small shim
 (adapters/python/runtimes/SHIM.md). Standard library only.
 """

@@ -1,5 +1,5 @@
 """``python -m toolgate_adapter --shim <runtime folder> [--settle-ms 2000]``:
-the toolgate adapter (runner/PROTOCOL.md) for the portable ``boundary``
+the toolgate adapter (runner/PROTOCOL.md) for the ``boundary``
 suite on a Python agent runtime, through the shim in that folder
 (adapters/python/runtimes/SHIM.md). A case needing what the runtime cannot
 express (the shim's ``not_applicable``) is answered ``notApplicable``.

@@ -1,4 +1,4 @@
-"""Tool bodies of the portable suite, by behaviour, built the same way in the
+"""Tool bodies of the boundary suite, by behaviour, built the same way in the
 adapter's process and in a runtime's tool process (an MCP server over
 stdio). A body reports ``start``, ``progress`` and ``settle`` events, so
 whoever runs it learns whether and when the tool ran.

@@ -1,4 +1,4 @@
-"""One portable (boundary) case on a runtime, through its shim: the case's
+"""One boundary case on a runtime, through its shim: the case's
 tools and turn built in Python, the abort timed by latches on the tools' own
 events, the turn given a settle window, and what happened encoded as the
 suite's observation (``corpus/schema/boundary-observation.schema.json``).

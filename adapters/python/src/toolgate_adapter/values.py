@@ -4,9 +4,9 @@ that holds itself, 10^5 nested dicts (``json.dumps`` and ``repr`` raise
 ``RecursionError`` on them), a 10 MB string, objects whose property or
 ``__repr__`` raises, NaN, sets and bytes (``json.dumps`` refuses them).
 
-The vocabulary is the portable suite's (``corpus/schema/boundary-scenario
+The vocabulary is the boundary suite's (``corpus/schema/boundary-scenario
 .schema.json``); ``adapters/node/boundary/behaviours.mjs`` builds the same
-cases in JavaScript and ``contract/src/portable/translate.rs`` decodes them
+cases in JavaScript and ``contract/src/boundary/translate.rs`` decodes them
 in Rust.
 """
 

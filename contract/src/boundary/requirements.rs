@@ -1,5 +1,5 @@
-//! The portable suite's requirement ids and their levels. Their texts are
-//! SPEC.md's `## boundary` section; `contract/tests/portable.rs` checks the
+//! The boundary suite's requirement ids and their levels. Their texts are
+//! SPEC.md's `## boundary` section; `contract/tests/boundary.rs` checks the
 //! two agree.
 
 use crate::suites::Level;

@@ -1,4 +1,4 @@
-//! Generated portable scenarios: hostile but well-formed turns built from
+//! Generated boundary scenarios: hostile but well-formed turns built from
 //! a stream of bytes (`arbitrary::Unstructured`). One generator serves the
 //! fuzz target (`fuzzing::boundary`, where libFuzzer steers every choice),
 //! the property tests and `toolgate run --suite boundary --generate`
@@ -15,7 +15,7 @@
 //! timing, repeated names. Whether a call's arguments are valid is never
 //! decided here: the reference asks the schema (`translate::verdict`).
 
-use super::spec::{AbortTiming, CheckSpec, PortableScenario, ToolSpec, TurnCall};
+use super::spec::{AbortTiming, BoundaryScenario, CheckSpec, ToolSpec, TurnCall};
 use super::translate;
 use arbitrary::{Result, Unstructured};
 use serde_json::{json, Map, Value as Json};
@@ -97,21 +97,21 @@ const DEPTHS: [u64; 4] = [3, 200, 10_000, 100_000];
 const KEYS: [u64; 3] = [3, 300, 10_000];
 const LENGTHS: [u64; 4] = [5, 5_000, 70_000, 1_000_000];
 
-/// Builds portable scenarios from bytes.
+/// Builds boundary scenarios from bytes.
 pub struct Generator<'u, 'a> {
     u: &'u mut Unstructured<'a>,
 }
 
 /// A generated scenario from `data` (an exhausted stream still gives one:
 /// the smallest).
-pub fn scenario_from_bytes(data: &[u8]) -> PortableScenario {
+pub fn scenario_from_bytes(data: &[u8]) -> BoundaryScenario {
     let mut u = Unstructured::new(data);
     // every choice answers its minimum once the bytes run out, so this
     // cannot fail; the fallback keeps that a property of the code, not of
     // the arbitrary crate
     Generator::new(&mut u)
         .scenario()
-        .unwrap_or_else(|_| PortableScenario {
+        .unwrap_or_else(|_| BoundaryScenario {
             tools: Vec::new(),
             turn: Vec::new(),
             abort: None,
@@ -134,7 +134,7 @@ impl<'u, 'a> Generator<'u, 'a> {
     }
 
     /// One scenario: up to four tools, up to four calls, maybe an abort.
-    pub fn scenario(&mut self) -> Result<PortableScenario> {
+    pub fn scenario(&mut self) -> Result<BoundaryScenario> {
         let mut tools = Vec::new();
         // the smallest scenario has one tool and one call to it
         for i in 0..self.u.int_in_range(1usize..=4)? {
@@ -144,7 +144,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         for i in 0..self.u.int_in_range(1usize..=4)? {
             turn.push(self.call(i, &tools)?);
         }
-        let mut scenario = PortableScenario {
+        let mut scenario = BoundaryScenario {
             tools,
             turn,
             abort: None,
@@ -321,7 +321,7 @@ impl<'u, 'a> Generator<'u, 'a> {
     /// whose tool never settles; `afterSettled` keeps the turn's first
     /// call that settles on its own, first, and only calls that never
     /// settle after it. A timing that cannot fit is dropped.
-    fn abort(&mut self, scenario: &mut PortableScenario) -> Result<()> {
+    fn abort(&mut self, scenario: &mut BoundaryScenario) -> Result<()> {
         let Ok(behaviours) = translate::decode(scenario) else {
             return Ok(());
         };
@@ -398,7 +398,7 @@ mod tests {
     /// suite's requirements are about, and every scenario decodes.
     #[test]
     fn random_bytes_reach_every_feature() {
-        use crate::portable::judge::{Judge, Kind};
+        use crate::boundary::judge::{Judge, Kind};
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(0xb0_0da7);
         let mut seen = std::collections::BTreeSet::new();
@@ -431,7 +431,7 @@ mod tests {
             }
             if s.turn
                 .iter()
-                .any(|c| crate::portable::judge::huge_arguments(&c.arguments))
+                .any(|c| crate::boundary::judge::huge_arguments(&c.arguments))
             {
                 seen.insert("huge arguments");
             }

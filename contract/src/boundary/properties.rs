@@ -1,4 +1,4 @@
-//! What must hold for every portable scenario, checked by one function that
+//! What must hold for every boundary scenario, checked by one function that
 //! the fuzz oracle (`fuzzing::boundary`), the property tests
 //! (`proptests/tests/boundary.rs`) and the corpus test call alike:
 //!
@@ -18,7 +18,7 @@
 use super::judge::{Judge, Kind, RESULT_BYTES_BOUND};
 use super::mutants::{self, Subject};
 use super::spec::*;
-use super::PORTABLE;
+use super::BOUNDARY;
 
 /// What a check covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,12 +28,12 @@ pub struct Covered {
 }
 
 fn observation_schema() -> Result<&'static jsonschema::Validator, String> {
-    crate::suites::observation_validator(&PORTABLE)
+    crate::suites::observation_validator(&BOUNDARY)
 }
 
 /// Checks everything above for `scenario`, which must decode; `Err` says
 /// what broke (with the scenario, so that it reproduces).
-pub fn check(scenario: &PortableScenario) -> Result<Covered, String> {
+pub fn check(scenario: &BoundaryScenario) -> Result<Covered, String> {
     let show = || serde_json::to_string(scenario).unwrap_or_default();
     let fail = |what: String| Err(format!("{what}\nscenario: {}", show()));
     let judge = match Judge::new(scenario) {
@@ -91,9 +91,9 @@ pub fn check(scenario: &PortableScenario) -> Result<Covered, String> {
 
 /// The shape of the reference's observation, by the scenario alone.
 fn shape(
-    scenario: &PortableScenario,
+    scenario: &BoundaryScenario,
     kinds: &[Kind],
-    reference: &PortableObservation,
+    reference: &BoundaryObservation,
 ) -> Result<(), String> {
     let mut names: Vec<&str> = scenario.tools.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();

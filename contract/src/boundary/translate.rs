@@ -1,6 +1,6 @@
-//! A portable scenario as a core scenario: the portable suite's reference
+//! A boundary scenario as a core scenario: the boundary suite's reference
 //! is the core reference (`scenario::oracle`) run on this translation, so
-//! the portable suite never re-implements a step. What the core contract
+//! the boundary suite never re-implements a step. What the core contract
 //! has no words for is decided here, once, before the core runs:
 //!
 //! - the JSON Schema and the extra check are evaluated on the arguments
@@ -18,7 +18,7 @@
 //! Values and behaviours are decoded by hand, so a bad scenario gives an
 //! error naming its JSON Pointer, never a panic.
 
-use super::spec::{AbortTiming, PortableScenario};
+use super::spec::{AbortTiming, BoundaryScenario};
 use crate::scenario::Scenario;
 use crate::Error;
 use serde_json::{json, Map, Value as Json};
@@ -499,7 +499,7 @@ pub fn verdict(
 
 /// The decoded behaviours of `scenario`'s tools, checked with the rest of
 /// the scenario (names in `abort` exist and fit their timing).
-pub fn decode(scenario: &PortableScenario) -> Result<Vec<Behaviour>, Error> {
+pub fn decode(scenario: &BoundaryScenario) -> Result<Vec<Behaviour>, Error> {
     let behaviours = scenario
         .tools
         .iter()
@@ -589,13 +589,13 @@ pub fn decode(scenario: &PortableScenario) -> Result<Vec<Behaviour>, Error> {
     }
 }
 
-/// The core scenarios of a portable one: one per call of the turn (at
+/// The core scenarios of a boundary one: one per call of the turn (at
 /// least one), each registering every tool in one batch and making that
 /// call. The core's validators are scripted with one fixed answer, while a
 /// runtime's schema answers each call's arguments: so each call runs on
 /// its own registry, whose validators answer with that call's verdict.
 /// Calls are independent on the core anyway (each has its own signal).
-pub fn to_core(scenario: &PortableScenario) -> Result<Vec<Scenario>, Error> {
+pub fn to_core(scenario: &BoundaryScenario) -> Result<Vec<Scenario>, Error> {
     let behaviours = decode(scenario)?;
     let first_of = |name: &str| scenario.tools.iter().position(|t| t.name == name);
     let mut verdicts = Vec::new();

@@ -1,15 +1,15 @@
-//! The portable suite's reference and judge: the reference's observation of
+//! The boundary suite's reference and judge: the reference's observation of
 //! each scenario keeps every requirement, and each MUST and SHOULD
 //! requirement is seen failing on an observation broken the way real
 //! runtimes break it. SPEC.md's `## boundary` lists the same ids.
 
 use serde_json::{json, Value as Json};
-use toolgate_contract::portable::judge::judge;
-use toolgate_contract::portable::spec::*;
-use toolgate_contract::portable::{observe, requirements};
+use toolgate_contract::boundary::judge::judge;
+use toolgate_contract::boundary::spec::*;
+use toolgate_contract::boundary::{observe, requirements};
 
-fn scenario(v: Json) -> PortableScenario {
-    serde_json::from_value(v).expect("a portable scenario")
+fn scenario(v: Json) -> BoundaryScenario {
+    serde_json::from_value(v).expect("a boundary scenario")
 }
 
 fn schema() -> Json {
@@ -26,7 +26,7 @@ fn call(id: &str, name: &str) -> Json {
 
 /// Judges `broken(reference observation)` and expects exactly the
 /// requirement ids `expected` (none: the reference itself passes).
-fn check(s: &PortableScenario, broken: impl Fn(&mut PortableObservation), expected: &[&str]) {
+fn check(s: &BoundaryScenario, broken: impl Fn(&mut BoundaryObservation), expected: &[&str]) {
     let reference = observe(s).expect("the reference observes");
     let (clean, _) = judge(s, &reference, &reference);
     assert!(
@@ -439,7 +439,7 @@ fn malformed_scenarios_name_their_fault() {
 fn starts_without_call_ids_are_counted_per_tool() {
     let s = scenario(json!({"tools": [tool("read", json!({"returns": "x"}))],
         "turn": [call("c1", "read"), {"id": "c2", "name": "read", "arguments": {}}, call("c3", "read")]}));
-    let anonymous = |o: &mut PortableObservation| {
+    let anonymous = |o: &mut BoundaryObservation| {
         for r in &mut o.ran {
             r.call_id = None;
         }
@@ -473,7 +473,7 @@ fn starts_without_call_ids_are_counted_per_tool() {
 /// observation mutant fits at least one corpus case, so none is vacuous.
 #[test]
 fn every_observation_mutant_fits_a_corpus_case_and_is_caught() {
-    use toolgate_contract::portable::{mutants, properties};
+    use toolgate_contract::boundary::{mutants, properties};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/cases");
     let files = toolgate_contract::scenario::corpus::load_dir(&root).expect("the corpus loads");
     let mut fitted = std::collections::BTreeSet::new();
@@ -500,7 +500,7 @@ fn every_observation_mutant_fits_a_corpus_case_and_is_caught() {
 }
 
 /// The starts of `o`, each settled as given (what a kit's adapter reports).
-fn settle(o: &mut PortableObservation, how: &[(&str, Settled)]) {
+fn settle(o: &mut BoundaryObservation, how: &[(&str, Settled)]) {
     for r in &mut o.ran {
         r.settled = how
             .iter()
@@ -514,7 +514,7 @@ fn settle(o: &mut PortableObservation, how: &[(&str, Settled)]) {
 fn rejects(
     how: &'static [(&'static str, Settled)],
     turn: TurnEnd,
-) -> impl Fn(&mut PortableObservation) {
+) -> impl Fn(&mut BoundaryObservation) {
     move |o| {
         settle(o, how);
         o.results.clear();
@@ -735,7 +735,7 @@ fn what_the_kits_report_for_attribution_decodes_and_meets_the_schema() {
             {"tool": 1, "settled": "pending"}],
         "uncaught": 0
     });
-    let o: PortableObservation = serde_json::from_value(text.clone()).expect("it decodes");
+    let o: BoundaryObservation = serde_json::from_value(text.clone()).expect("it decodes");
     assert_eq!(
         o.turn,
         TurnEnd::Rejected {
@@ -748,7 +748,7 @@ fn what_the_kits_report_for_attribution_decodes_and_meets_the_schema() {
     assert_eq!(o.ran[0].settled, Some(Settled::Rejected));
     assert_eq!(serde_json::to_value(&o).unwrap(), text);
     let validator =
-        toolgate_contract::suites::observation_validator(&toolgate_contract::portable::PORTABLE)
+        toolgate_contract::suites::observation_validator(&toolgate_contract::boundary::BOUNDARY)
             .expect("the schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&text)
@@ -763,7 +763,7 @@ fn a_case_whose_abort_never_came_is_no_pass() {
     let s = json!({"tools": [tool("ok", json!({"returns": 1})),
             tool("slow", json!({"pending": {"onAbort": "ignore"}}))],
         "turn": [call("c1", "ok"), call("c2", "slow")], "abort": {"whilePending": "c2"}});
-    let suite = &toolgate_contract::portable::PORTABLE;
+    let suite = &toolgate_contract::boundary::BOUNDARY;
     let reference = observe(&scenario(s.clone())).unwrap();
     let expected = serde_json::to_value(&reference).unwrap();
     assert_eq!(suite.judge(&s, &expected, &expected).unmet, None);

@@ -1,6 +1,6 @@
-//! The portable suite's reference: a portable scenario translated to core
+//! The boundary suite's reference: a boundary scenario translated to core
 //! scenarios (`translate`), run on the core oracle, and its observations
-//! projected onto what the portable suite sees: the registration, how the
+//! projected onto what the boundary suite sees: the registration, how the
 //! turn ended, one result per call as the model receives it, which tools
 //! started, and what escaped. Deterministic, as the oracle is.
 
@@ -19,9 +19,9 @@ use serde_json::{json, Value as Json};
 pub const TIMEOUT_CODE: &str = "TOOL_TIMEOUT";
 
 /// The reference's observation of `scenario`.
-pub fn observe(scenario: &PortableScenario) -> Result<PortableObservation, Error> {
+pub fn observe(scenario: &BoundaryScenario) -> Result<BoundaryObservation, Error> {
     let cores = to_core(scenario)?;
-    let mut observation = PortableObservation {
+    let mut observation = BoundaryObservation {
         registration: Registration::Ok,
         turn: TurnEnd::Completed,
         results: Vec::new(),

@@ -31,7 +31,7 @@ enum Body {
     StartedUnknown,
 }
 
-fn body(call: &Call<'_>, actual: &PortableObservation) -> Body {
+fn body(call: &Call<'_>, actual: &BoundaryObservation) -> Body {
     let id = call.spec.id.as_str();
     let starts: Vec<&RanSeen> = actual
         .ran
@@ -66,9 +66,9 @@ fn body(call: &Call<'_>, actual: &PortableObservation) -> Body {
 /// Whether the adapter's abort happened: its latch fires only once the
 /// named call's body started (`whilePending`) or settled (`afterSettled`).
 pub(super) fn abort_fired(
-    scenario: &PortableScenario,
+    scenario: &BoundaryScenario,
     calls: &[Call<'_>],
-    actual: &PortableObservation,
+    actual: &BoundaryObservation,
 ) -> bool {
     let named = |id: &str| calls.iter().find(|c| c.spec.id == id);
     match &scenario.abort {
@@ -151,7 +151,7 @@ fn says_limit(text: &str) -> bool {
 fn rejection_candidates<'a>(
     calls: &'a [Call<'a>],
     has_abort: bool,
-    actual: &PortableObservation,
+    actual: &BoundaryObservation,
 ) -> Vec<Cause<'a>> {
     let mut out = Vec::new();
     for call in calls {
@@ -196,9 +196,9 @@ fn rejection_candidates<'a>(
 /// Charges a rejected turn (see the module's documentation).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn rejected(
-    scenario: &PortableScenario,
+    scenario: &BoundaryScenario,
     calls: &[Call<'_>],
-    actual: &PortableObservation,
+    actual: &BoundaryObservation,
     name: &str,
     message: &str,
     after_abort: Option<bool>,
@@ -299,9 +299,9 @@ pub(super) fn rejected(
 /// huge arguments
 /// whose body ran; else the turn itself (`LINK-01`).
 pub(super) fn pending(
-    scenario: &PortableScenario,
+    scenario: &BoundaryScenario,
     calls: &[Call<'_>],
-    actual: &PortableObservation,
+    actual: &BoundaryObservation,
 ) -> Vec<Violation> {
     if abort_fired(scenario, calls, actual) {
         return vec![Violation::named(

@@ -1,4 +1,4 @@
-//! The portable suite's scenario and observation, as case files and
+//! The boundary suite's scenario and observation, as case files and
 //! adapters hold them. A scenario is what any runtime can express: tools
 //! declared with a JSON Schema for their arguments (and optionally one extra
 //! check), executors described by behaviour, one model turn of calls, and
@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 /// One case's inputs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct PortableScenario {
+pub struct BoundaryScenario {
     /// Registered together, in this order; names may repeat.
     pub tools: Vec<ToolSpec>,
     /// The model's turn: every call in one assistant message.
@@ -78,7 +78,7 @@ pub enum AbortTiming {
 /// What happened in one case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct PortableObservation {
+pub struct BoundaryObservation {
     pub registration: Registration,
     pub turn: TurnEnd,
     /// One entry per tool result the model receives, in that order.

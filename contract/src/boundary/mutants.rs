@@ -14,9 +14,9 @@ use serde_json::json;
 /// What a mutant reads: the scenario, what each call is, and the
 /// reference's observation.
 pub struct Subject<'a> {
-    pub scenario: &'a PortableScenario,
+    pub scenario: &'a BoundaryScenario,
     pub kinds: &'a [Kind],
-    pub reference: &'a PortableObservation,
+    pub reference: &'a BoundaryObservation,
 }
 
 impl<'a> Subject<'a> {
@@ -45,7 +45,7 @@ impl<'a> Subject<'a> {
     }
 
     /// A copy of the reference's observation to break.
-    fn copy(&self) -> PortableObservation {
+    fn copy(&self) -> BoundaryObservation {
         self.reference.clone()
     }
 }
@@ -57,7 +57,7 @@ pub struct Mutant {
     pub names: Names,
     pub requirements: &'static [&'static str],
     /// The broken observation, when the mutant fits the scenario.
-    pub apply: fn(&Subject<'_>) -> Option<PortableObservation>,
+    pub apply: fn(&Subject<'_>) -> Option<BoundaryObservation>,
 }
 
 /// What a mutant asks of the judge.
@@ -85,7 +85,7 @@ impl Mutant {
 /// How each start of the reference's observation settles, by what its
 /// call is (a runtime's adapter says so; the reference's projection does
 /// not): what an attribution reads.
-fn with_settles(s: &Subject<'_>, mut o: PortableObservation) -> PortableObservation {
+fn with_settles(s: &Subject<'_>, mut o: BoundaryObservation) -> BoundaryObservation {
     for r in &mut o.ran {
         let kind = s
             .scenario
@@ -105,7 +105,7 @@ fn with_settles(s: &Subject<'_>, mut o: PortableObservation) -> PortableObservat
 
 /// The turn rejected on the first call of `kind` (no abort): every result
 /// lost, the rejection saying what the call's failure says.
-fn rejects_on(s: &Subject<'_>, kind: fn(&Kind) -> bool) -> Option<PortableObservation> {
+fn rejects_on(s: &Subject<'_>, kind: fn(&Kind) -> bool) -> Option<BoundaryObservation> {
     (s.completed() && !s.has_abort()).then_some(())?;
     let (call, _, _) = s.calls().find(|(_, k, _)| kind(k))?;
     let tool = s.scenario.tools.iter().find(|t| t.name == call.name);
@@ -136,7 +136,7 @@ fn rejects_on(s: &Subject<'_>, kind: fn(&Kind) -> bool) -> Option<PortableObserv
     Some(o)
 }
 
-fn first_failure(s: &Subject<'_>, want: &Kind) -> Option<PortableObservation> {
+fn first_failure(s: &Subject<'_>, want: &Kind) -> Option<BoundaryObservation> {
     if s.reference.registration != Registration::Ok {
         return None;
     }

@@ -1,4 +1,4 @@
-//! Judging a runtime's observation of a portable scenario. Runtimes word
+//! Judging a runtime's observation of a boundary scenario. Runtimes word
 //! their results differently (a JSON part, an MCP content list, a
 //! LangChain message), so nothing is compared byte for byte here: each
 //! requirement is a predicate over the scenario, the reference's
@@ -63,9 +63,9 @@ pub(super) struct Call<'a> {
 
 /// The violations of `actual`, and what it measured.
 pub fn judge(
-    scenario: &PortableScenario,
-    expected: &PortableObservation,
-    actual: &PortableObservation,
+    scenario: &BoundaryScenario,
+    expected: &BoundaryObservation,
+    actual: &BoundaryObservation,
 ) -> (Vec<Violation>, Vec<Measure>) {
     match Judge::new(scenario) {
         Ok(judge) => judge.judge(expected, actual),
@@ -80,12 +80,12 @@ pub fn judge(
 /// against its tool's schema once), to judge any number of observations
 /// of it: the properties judge every mutant of one observation.
 pub struct Judge<'a> {
-    scenario: &'a PortableScenario,
+    scenario: &'a BoundaryScenario,
     calls: Vec<Call<'a>>,
 }
 
 impl<'a> Judge<'a> {
-    pub fn new(scenario: &'a PortableScenario) -> Result<Self, crate::Error> {
+    pub fn new(scenario: &'a BoundaryScenario) -> Result<Self, crate::Error> {
         let behaviours = decode(scenario)?;
         Ok(Judge {
             scenario,
@@ -103,8 +103,8 @@ impl<'a> Judge<'a> {
     /// call its latch waits for never started or settled there).
     pub fn unmet(
         &self,
-        expected: &PortableObservation,
-        actual: &PortableObservation,
+        expected: &BoundaryObservation,
+        actual: &BoundaryObservation,
     ) -> Option<String> {
         let named = match &self.scenario.abort {
             Some(AbortTiming::WhilePending(id)) => format!("call {id}'s tool never started"),
@@ -120,18 +120,18 @@ impl<'a> Judge<'a> {
     /// The violations of `actual`, and what it measured.
     pub fn judge(
         &self,
-        expected: &PortableObservation,
-        actual: &PortableObservation,
+        expected: &BoundaryObservation,
+        actual: &BoundaryObservation,
     ) -> (Vec<Violation>, Vec<Measure>) {
         judge_calls(self.scenario, &self.calls, expected, actual)
     }
 }
 
 fn judge_calls(
-    scenario: &PortableScenario,
+    scenario: &BoundaryScenario,
     calls: &[Call<'_>],
-    expected: &PortableObservation,
-    actual: &PortableObservation,
+    expected: &BoundaryObservation,
+    actual: &BoundaryObservation,
 ) -> (Vec<Violation>, Vec<Measure>) {
     let mut out = Vec::new();
     let measures = measures(actual);
@@ -388,7 +388,7 @@ fn judge_calls(
 /// A turn with a tool that never settles lasts until its deadline or its
 /// abort, whatever the arguments: its wall time says nothing of them.
 fn over_bounds(
-    actual: &PortableObservation,
+    actual: &BoundaryObservation,
     huge: bool,
     never_settles: bool,
     out: &mut Vec<Violation>,
@@ -419,7 +419,7 @@ fn over_bounds(
 /// to it by call id, or without an id, of its tool, when no other call of
 /// the turn names that tool. (Starts of a tool several calls name, without
 /// ids, are counted in `runs_per_tool`.)
-fn refused_starts(calls: &[Call<'_>], actual: &PortableObservation, out: &mut Vec<Violation>) {
+fn refused_starts(calls: &[Call<'_>], actual: &BoundaryObservation, out: &mut Vec<Violation>) {
     for call in calls {
         let (id_req, what) = match call.kind {
             Kind::Unknown => (req::UNK_01, "an unknown tool"),
@@ -445,8 +445,8 @@ fn refused_starts(calls: &[Call<'_>], actual: &PortableObservation, out: &mut Ve
 /// fewer a valid call not run).
 fn runs_per_tool(
     tools: &std::collections::BTreeSet<Option<usize>>,
-    expected: &PortableObservation,
-    actual: &PortableObservation,
+    expected: &BoundaryObservation,
+    actual: &BoundaryObservation,
     calls: &[Call<'_>],
     out: &mut Vec<Violation>,
 ) {
@@ -473,8 +473,8 @@ fn runs_per_tool(
 /// BOUNDARY-CAN-03: the results of calls that finished before the abort
 /// are kept.
 fn lost_on_abort(
-    expected: &PortableObservation,
-    actual: &PortableObservation,
+    expected: &BoundaryObservation,
+    actual: &BoundaryObservation,
     out: &mut Vec<Violation>,
 ) {
     for e in &expected.results {
@@ -491,7 +491,7 @@ fn lost_on_abort(
     }
 }
 
-fn classify<'a>(scenario: &'a PortableScenario, behaviours: &[Behaviour]) -> Vec<Call<'a>> {
+fn classify<'a>(scenario: &'a BoundaryScenario, behaviours: &[Behaviour]) -> Vec<Call<'a>> {
     scenario
         .turn
         .iter()
@@ -679,7 +679,7 @@ fn unwrap_literals(v: &Json) -> Json {
     }
 }
 
-fn measures(actual: &PortableObservation) -> Vec<Measure> {
+fn measures(actual: &BoundaryObservation) -> Vec<Measure> {
     let Some(m) = &actual.measured else {
         return Vec::new();
     };

@@ -1,4 +1,4 @@
-//! The portable suite (`boundary`): the wall every agent runtime must keep
+//! The boundary suite (`boundary`): the wall every agent runtime must keep
 //! around tool calls (seed 001: every failure becomes a result the model
 //! can read, the loop survives every failure, nothing runs before its
 //! arguments are checked), in a vocabulary any runtime can express: tools
@@ -23,30 +23,30 @@ pub mod translate;
 
 pub use reference::observe;
 use spec::TurnEnd;
-pub use spec::{PortableObservation, PortableScenario};
+pub use spec::{BoundaryObservation, BoundaryScenario};
 
 use crate::suites::{Judgement, Level, SuiteDef};
 use crate::Error;
 use serde_json::Value as Json;
 
-/// The portable suite.
-pub struct Portable;
+/// The boundary suite.
+pub struct Boundary;
 
 /// The one instance `suites::all` lists.
-pub static PORTABLE: Portable = Portable;
+pub static BOUNDARY: Boundary = Boundary;
 
 const OBSERVATION_SCHEMA: &str =
     include_str!("../../../corpus/schema/boundary-observation.schema.json");
 
-fn scenario(json: &Json) -> Result<PortableScenario, Error> {
+fn scenario(json: &Json) -> Result<BoundaryScenario, Error> {
     crate::suites::decode("boundary scenario", json)
 }
 
-fn observation(json: &Json) -> Result<PortableObservation, Error> {
+fn observation(json: &Json) -> Result<BoundaryObservation, Error> {
     crate::suites::decode("boundary observation", json)
 }
 
-impl SuiteDef for Portable {
+impl SuiteDef for Boundary {
     fn id(&self) -> &'static str {
         "boundary"
     }
