@@ -60,8 +60,9 @@ fn turn() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn options(runtime: &Path) -> RunOptions {
-    let command = format!(
+/// The boundary adapter's command on the shim in `runtime`.
+fn adapter_command(runtime: &Path) -> String {
+    format!(
         "node {} --runtime {}",
         shell_words::quote(
             &node_dir()
@@ -70,10 +71,17 @@ fn options(runtime: &Path) -> RunOptions {
                 .to_string()
         ),
         shell_words::quote(&runtime.display().to_string())
-    );
+    )
+}
+
+fn options(runtime: &Path) -> RunOptions {
     RunOptions {
         strict: true,
-        ..common::gate_options(command, "boundary", Duration::from_secs(60))
+        ..common::gate_options(
+            adapter_command(runtime),
+            "boundary",
+            Duration::from_secs(60),
+        )
     }
 }
 
@@ -301,23 +309,11 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
         .find(|m| m.name == "output-as-string")
         .expect("the mutant output-as-string");
     let broken = mutated_wall(m, &source, tmp.path()).unwrap();
-    let adapter = |dir: &Path| {
-        format!(
-            "node {} --runtime {}",
-            shell_words::quote(
-                &node_dir()
-                    .join("boundary/adapter.mjs")
-                    .display()
-                    .to_string()
-            ),
-            shell_words::quote(&dir.display().to_string())
-        )
-    };
     let runtimes = tmp.path().join("runtimes.json");
     let entry = |id: &str, dir: &Path| {
         serde_json::json!({
             "id": id, "name": id, "package": "toolgate-wall", "version": "1.0.0",
-            "adapter": adapter(dir), "suites": ["boundary"], "baseline": format!("{id}.txt"),
+            "adapter": adapter_command(dir), "suites": ["boundary"], "baseline": format!("{id}.txt"),
         })
     };
     std::fs::write(
