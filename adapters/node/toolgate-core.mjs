@@ -13,7 +13,7 @@
 // checkpoint 06 of the course, as the course's own implementation behaves
 // (what it reads, in which order and through which operations, so that
 // getters and proxy traps run as they run there). The comments name the
-// requirements, and the steps as the reference's contract/src/call.rs
+// requirements, and the steps as the reference's contract/core/src/call.rs
 // numbers them.
 
 // `node:util` is the one import: ECMAScript gives no way to tell a native

@@ -17,9 +17,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Duration;
-use toolgate_contract::actions::reference::observe;
-use toolgate_contract::actions::spec::ActionsScenario;
-use toolgate_contract::actions::structure::validate_bytes;
+use toolgate_actions::reference::observe;
+use toolgate_actions::spec::ActionsScenario;
+use toolgate_actions::structure::validate_bytes;
 
 /// One hostile text of about `bytes` bytes (never more), and what the
 /// structure layer answers.

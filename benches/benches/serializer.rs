@@ -14,7 +14,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use std::time::Duration;
 use toolgate_benches::{baseline_value, families};
-use toolgate_contract::serializer::MAX_STEPS;
+use toolgate_core::serializer::MAX_STEPS;
 
 fn baselines(c: &mut Criterion) {
     let mut group = c.benchmark_group("baseline");

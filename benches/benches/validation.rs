@@ -25,7 +25,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode, Throughpu
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use toolgate_benches::validation::{dismantle, families, parse};
-use toolgate_contract::pipeline::validation::validate_tool_arguments;
+use toolgate_pipeline::validation::validate_tool_arguments;
 
 /// The stack of the thread the bench runs on.
 const STACK: usize = 1 << 30;

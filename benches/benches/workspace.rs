@@ -32,8 +32,8 @@ use toolgate_benches::workspace::{
     chain_tree, depth_tree, fnv1a, measure, read_bytes_only, read_whole, Text, TextFile, Tree,
     CHAINS, DEPTHS, FILE_SIZES, MODEL_BASE,
 };
-use toolgate_contract::workspace::boundary::{workspace_path, RealFs};
-use toolgate_contract::workspace::tools::read;
+use toolgate_workspace::boundary::{workspace_path, RealFs};
+use toolgate_workspace::tools::read;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

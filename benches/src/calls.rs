@@ -16,11 +16,11 @@
 //! byte for byte, so a builder that drifts is seen.
 
 use crate::{family, Input};
-use toolgate_contract::model::{
+use toolgate_core::model::{
     definition::register, drive_call, Driven, Heap, HeapBuilder, ModelRegistry, Node, ObjectNode,
     Property, Proto, RegistryArg, Runtime, Trace, Value,
 };
-use toolgate_contract::{AbortSignal, Error, ErrorKind, JsString, ToolResult};
+use toolgate_core::{AbortSignal, Error, ErrorKind, JsString, ToolResult};
 
 /// What a family's hostile value is to the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

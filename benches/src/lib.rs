@@ -18,12 +18,12 @@ pub mod workspace;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use toolgate_contract::bigint::BigIntValue;
-use toolgate_contract::model::{
+use toolgate_core::bigint::BigIntValue;
+use toolgate_core::model::{
     ArrayNode, Heap, HeapBuilder, Node, ObjectNode, Property, Proto, Runtime, Trace, Value,
 };
-use toolgate_contract::serializer::{serialize, Failure, JsonSource, Serialized};
-use toolgate_contract::{AbortSignal, JsString};
+use toolgate_core::serializer::{serialize, Failure, JsonSource, Serialized};
+use toolgate_core::{AbortSignal, JsString};
 
 /// A built input: a model heap and its root, or a `serde_json` value.
 pub enum Input {
@@ -83,7 +83,7 @@ impl Prepared<'_> {
 
 /// Which budget stopped a serialization, read from its usage and content.
 pub fn budget_hit(out: &Serialized) -> &'static str {
-    use toolgate_contract::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS, OUTPUT_CAP};
+    use toolgate_core::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS, OUTPUT_CAP};
     if !out.truncated {
         "none"
     } else if out.usage.string_chars >= MAX_STRING_CHARS {
@@ -131,7 +131,7 @@ pub struct Floor {
 /// equal over this many both exhaust the string budget (4096 code points)
 /// when written, so their order cannot change the output, and no exact
 /// serializer need read further to sort them.
-pub const KEY_WINDOW: usize = toolgate_contract::constants::MAX_STRING_CHARS + 1;
+pub const KEY_WINDOW: usize = toolgate_core::constants::MAX_STRING_CHARS + 1;
 
 /// The keys of a long-key input, each with the number of its own units
 /// (UTF-16 code units, or UTF-8 bytes) that hold its first [`KEY_WINDOW`]

@@ -1,5 +1,5 @@
 //! Hostile arguments for the pipeline suite's validation reference
-//! (`toolgate_contract::pipeline::validation`, pi-ai 0.85.0's
+//! (`toolgate_pipeline::validation`, pi-ai 0.85.0's
 //! `validateToolArguments` with TypeBox 1.3.7), at growing sizes, shared by
 //! the criterion bench (`benches/validation.rs`) and the table
 //! (`src/bin/bench-table.rs`).
@@ -14,7 +14,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use toolgate_contract::pipeline::validation::{stringify, validate_tool_arguments, Rejection};
+use toolgate_pipeline::validation::{stringify, validate_tool_arguments, Rejection};
 
 /// One input: the schema, the arguments and their JSON text.
 pub struct Case {

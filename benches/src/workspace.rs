@@ -11,10 +11,10 @@
 
 use crate::heap_count::counted;
 use std::io::{Read, Write};
-use toolgate_contract::fs_tree::{Base, Entry, EntryKind};
-use toolgate_contract::js_string::JsString;
-use toolgate_contract::workspace::model::ModelFs;
-use toolgate_contract::workspace::tools::truncate;
+use toolgate_suite::fs_tree::{Base, Entry, EntryKind};
+use toolgate_suite::js_string::JsString;
+use toolgate_workspace::model::ModelFs;
+use toolgate_workspace::tools::truncate;
 
 /// Path depths: components of the candidate path (the last a file).
 pub const DEPTHS: &[usize] = &[1, 4, 16, 64, 256, 1024];

@@ -10,9 +10,9 @@
 
 use toolgate_benches::heap_count::{counted, Counting};
 use toolgate_benches::{budget_hit, family};
-use toolgate_contract::constants::{MAX_DEPTH, MAX_ENTRIES, OUTPUT_CAP};
-use toolgate_contract::model::Value;
-use toolgate_contract::JsString;
+use toolgate_core::constants::{MAX_DEPTH, MAX_ENTRIES, OUTPUT_CAP};
+use toolgate_core::model::Value;
+use toolgate_core::JsString;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -48,8 +48,8 @@ fn the_bound_covers_its_terms() {
     let entries = 2 * (MAX_ENTRIES + 4 * (MAX_DEPTH + 1)) * entry;
     let output = 3 * 4 * OUTPUT_CAP;
     // the key sort's item: an index and a `UnitCursor` (units and own offset)
-    let sort_item = std::mem::size_of::<usize>()
-        + std::mem::size_of::<toolgate_contract::js_string::UnitCursor>();
+    let sort_item =
+        std::mem::size_of::<usize>() + std::mem::size_of::<toolgate_suite::js_string::UnitCursor>();
     assert_eq!(sort_item, 24);
     let sort = 2 * MAX_ENTRIES * sort_item;
     let derived = output + entries + sort + 2 * (MAX_DEPTH + 2) * 8 + 16 * 1024;

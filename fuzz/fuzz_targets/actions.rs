@@ -1,4 +1,4 @@
-//! Fuzz target `actions`: the oracle `toolgate_contract::fuzzing::actions`
+//! Fuzz target `actions`: the oracle `toolgate_actions::fuzz_oracle::actions`
 //! (the reference's database is exactly what its steps account for; its
 //! observation within its schema and its own judge), which panics on a
 //! bug. Inputs starting with `{` are actions scenarios in JSON (the seeds
@@ -7,5 +7,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::actions(data);
+    let _ = toolgate_actions::fuzz_oracle::actions(data);
 });

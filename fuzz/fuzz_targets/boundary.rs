@@ -1,4 +1,4 @@
-//! Fuzz target `boundary`: the oracle `toolgate_contract::fuzzing::boundary`
+//! Fuzz target `boundary`: the oracle `toolgate_boundary::fuzz_oracle::boundary`
 //! (the boundary suite's properties: the reference within its schema and
 //! its own judge, the boundary's shape, every observation mutant caught),
 //! which panics on a bug. Inputs starting with `{` are boundary scenarios in
@@ -6,5 +6,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::boundary(data);
+    let _ = toolgate_boundary::fuzz_oracle::boundary(data);
 });

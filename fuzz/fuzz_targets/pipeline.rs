@@ -1,4 +1,4 @@
-//! Fuzz target `pipeline`: the oracle `toolgate_contract::fuzzing::pipeline`
+//! Fuzz target `pipeline`: the oracle `toolgate_pipeline::fuzz_oracle::pipeline`
 //! (the pipeline suite's properties: the reference within its schema and
 //! its own judge, pi 0.85.0's invariants, every observation mutant named),
 //! which panics on a bug. Inputs starting with `{` are pipeline scenarios
@@ -6,5 +6,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::pipeline(data);
+    let _ = toolgate_pipeline::fuzz_oracle::pipeline(data);
 });

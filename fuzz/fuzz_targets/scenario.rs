@@ -1,8 +1,8 @@
-//! Fuzz target `scenario`: the oracle `toolgate_contract::fuzzing::scenario`, which
+//! Fuzz target `scenario`: the oracle `toolgate_core::fuzzing::scenario`, which
 //! panics on a bug. Inputs starting with `{` are JSON; others drive the
 //! structure-aware generator.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::scenario(data);
+    let _ = toolgate_core::fuzzing::scenario(data);
 });

@@ -1,9 +1,9 @@
-//! Fuzz target `serializer`: the oracle `toolgate_contract::fuzzing::serializer`,
+//! Fuzz target `serializer`: the oracle `toolgate_core::fuzzing::serializer`,
 //! which panics on a bug. The bytes build an output graph straight into a
 //! model heap (`fuzzing::graph`); `serializer_scenario` reaches the same
 //! checks through the scenario format and the corpus's seeds.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::serializer(data);
+    let _ = toolgate_core::fuzzing::serializer(data);
 });

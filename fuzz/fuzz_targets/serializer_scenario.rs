@@ -1,9 +1,9 @@
 //! Fuzz target `serializer_scenario`: the oracle
-//! `toolgate_contract::fuzzing::serializer_scenario`, which panics on a bug.
+//! `toolgate_core::fuzzing::serializer_scenario`, which panics on a bug.
 //! Inputs starting with `{` are scenarios in JSON (the seeds are the
 //! corpus's cases); others drive the structure-aware scenario generator.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::serializer_scenario(data);
+    let _ = toolgate_core::fuzzing::serializer_scenario(data);
 });

@@ -1,4 +1,4 @@
-//! Fuzz target `workspace`: the oracle `toolgate_contract::fuzzing::workspace`
+//! Fuzz target `workspace`: the oracle `toolgate_workspace::fuzz_oracle::workspace`
 //! (no read or write touches anything outside the root; the in-memory
 //! model's boundary equals the real one), which panics on a bug. Inputs
 //! starting with `{` are workspace scenarios in JSON (the seeds are the
@@ -7,5 +7,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = toolgate_contract::fuzzing::workspace(data);
+    let _ = toolgate_workspace::fuzz_oracle::workspace(data);
 });

@@ -4,8 +4,8 @@
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::collections::BTreeMap;
-use toolgate_contract::scenario::observation::{Outcome, Registered};
-use toolgate_contract::scenario::observe;
+use toolgate_core::scenario::observation::{Outcome, Registered};
+use toolgate_core::scenario::observe;
 
 fn main() {
     let n: usize = std::env::args()

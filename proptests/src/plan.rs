@@ -9,7 +9,7 @@
 //! small sizes, and renders into a scenario a person can read.
 
 use serde_json::{json, Map, Value as Json};
-use toolgate_contract::scenario::Scenario;
+use toolgate_core::scenario::Scenario;
 
 /// A whole scenario.
 #[derive(Debug, Clone)]

@@ -11,10 +11,10 @@ use crate::plan::Plan;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use serde_json::Value as Json;
-use toolgate_contract::boundary::generate::scenario_from_bytes;
-use toolgate_contract::boundary::BoundaryScenario;
-use toolgate_contract::pipeline::file_queue::FileQueueScenario;
-use toolgate_contract::pipeline::spec::PipelineScenario;
+use toolgate_boundary::generate::scenario_from_bytes;
+use toolgate_boundary::BoundaryScenario;
+use toolgate_pipeline::file_queue::FileQueueScenario;
+use toolgate_pipeline::spec::PipelineScenario;
 
 /// The bytes one boundary scenario is built from (enough for four tools
 /// and four calls with every choice made).
@@ -32,7 +32,7 @@ pub const PIPELINE_BYTES: usize = 512;
 /// Scenarios of the `pipeline` suite.
 pub fn pipeline() -> impl Strategy<Value = PipelineScenario> {
     proptest::collection::vec(any::<u8>(), 0..=PIPELINE_BYTES)
-        .prop_map(|b| toolgate_contract::pipeline::generate::scenario_from_bytes(&b))
+        .prop_map(|b| toolgate_pipeline::generate::scenario_from_bytes(&b))
 }
 
 /// The bytes one file-queue scenario is built from (a full tree, two
@@ -42,7 +42,7 @@ pub const FILE_QUEUE_BYTES: usize = 160;
 /// File-queue scenarios of the `pipeline` suite (`PIPE-QUEUE-*`).
 pub fn file_queue() -> impl Strategy<Value = FileQueueScenario> {
     proptest::collection::vec(any::<u8>(), 0..=FILE_QUEUE_BYTES)
-        .prop_map(|b| toolgate_contract::pipeline::file_queue::generate::scenario_from_bytes(&b))
+        .prop_map(|b| toolgate_pipeline::file_queue::generate::scenario_from_bytes(&b))
 }
 
 /// The bytes one workspace scenario is built from (every optional link and
@@ -51,9 +51,9 @@ pub const WORKSPACE_BYTES: usize = 192;
 
 /// Scenarios of the `workspace` suite (read and write calls on hostile
 /// trees and paths).
-pub fn workspace() -> impl Strategy<Value = toolgate_contract::workspace::spec::WorkspaceScenario> {
+pub fn workspace() -> impl Strategy<Value = toolgate_workspace::spec::WorkspaceScenario> {
     proptest::collection::vec(any::<u8>(), 0..=WORKSPACE_BYTES)
-        .prop_map(|b| toolgate_contract::workspace::generate::scenario_from_bytes(&b))
+        .prop_map(|b| toolgate_workspace::generate::scenario_from_bytes(&b))
 }
 
 /// The bytes one actions scenario is built from (four items, two runs of
@@ -62,9 +62,9 @@ pub const ACTIONS_BYTES: usize = 256;
 
 /// Scenarios of the `actions` suite (hostile action texts, replays, stale
 /// revisions and outside changes on a small inventory).
-pub fn actions() -> impl Strategy<Value = toolgate_contract::actions::spec::ActionsScenario> {
+pub fn actions() -> impl Strategy<Value = toolgate_actions::spec::ActionsScenario> {
     proptest::collection::vec(any::<u8>(), 0..=ACTIONS_BYTES)
-        .prop_map(|b| toolgate_contract::actions::generate::scenario_from_bytes(&b))
+        .prop_map(|b| toolgate_actions::generate::scenario_from_bytes(&b))
 }
 
 /// The scenarios of suite `id` as JSON, when it has a generator.

@@ -8,10 +8,10 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::json;
-use toolgate_contract::scenario::observation::{CallObserved, Outcome};
-use toolgate_contract::scenario::oracle::abort_points;
-use toolgate_contract::scenario::{invariants, observe, AbortPlan, Scenario, TurnsSpec};
-use toolgate_contract::AbortReason;
+use toolgate_core::scenario::observation::{CallObserved, Outcome};
+use toolgate_core::scenario::oracle::abort_points;
+use toolgate_core::scenario::{invariants, observe, AbortPlan, Scenario, TurnsSpec};
+use toolgate_core::AbortReason;
 use toolgate_proptests::plan::Plan;
 use toolgate_proptests::{knobs, strategy};
 

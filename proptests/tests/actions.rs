@@ -11,7 +11,7 @@
 //! implementation. Case counts: `toolgate_proptests::knobs`.
 
 use proptest::prelude::*;
-use toolgate_contract::actions::properties;
+use toolgate_actions::properties;
 use toolgate_proptests::{knobs, suites};
 
 proptest! {
@@ -34,8 +34,8 @@ fn the_generator_reaches_every_outcome_and_code() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
     use std::collections::BTreeMap;
-    use toolgate_contract::actions::reference::observe;
-    use toolgate_contract::actions::spec::CODES;
+    use toolgate_actions::reference::observe;
+    use toolgate_actions::spec::CODES;
 
     let mut runner = TestRunner::new_with_rng(
         ProptestConfig::default(),

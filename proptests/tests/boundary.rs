@@ -6,7 +6,7 @@
 //! same function on fuzzer bytes. Case counts: `toolgate_proptests::knobs`.
 
 use proptest::prelude::*;
-use toolgate_contract::boundary::properties;
+use toolgate_boundary::properties;
 use toolgate_proptests::{knobs, suites};
 
 proptest! {

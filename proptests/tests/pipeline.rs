@@ -9,7 +9,7 @@
 //! `pipeline::file_queue::properties::check`.
 
 use proptest::prelude::*;
-use toolgate_contract::pipeline::properties;
+use toolgate_pipeline::properties;
 use toolgate_proptests::{knobs, suites};
 
 proptest! {
@@ -31,7 +31,7 @@ proptest! {
     /// invariants (`pipeline::file_queue::properties`).
     #[test]
     fn every_generated_file_queue_scenario_keeps_the_queue_invariants(scenario in suites::file_queue()) {
-        if let Err(e) = toolgate_contract::pipeline::file_queue::properties::check(&scenario) {
+        if let Err(e) = toolgate_pipeline::file_queue::properties::check(&scenario) {
             return Err(TestCaseError::fail(e));
         }
     }

@@ -4,12 +4,12 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value as Json;
-use toolgate_contract::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
-use toolgate_contract::model::{Runtime, Trace};
-use toolgate_contract::scenario::observation::{Event, Outcome, Registered};
-use toolgate_contract::scenario::{build, invariants, observe};
-use toolgate_contract::serializer::{serialize, MAX_STEPS};
-use toolgate_contract::AbortSignal;
+use toolgate_core::constants::{MAX_ENTRIES, MAX_NODES, MAX_STRING_CHARS};
+use toolgate_core::model::{Runtime, Trace};
+use toolgate_core::scenario::observation::{Event, Outcome, Registered};
+use toolgate_core::scenario::{build, invariants, observe};
+use toolgate_core::serializer::{serialize, MAX_STEPS};
+use toolgate_core::AbortSignal;
 use toolgate_proptests::plan::{value_scenario, Plan};
 use toolgate_proptests::{knobs, strategy};
 
@@ -111,7 +111,7 @@ proptest! {
     fn serializer_work_is_bounded_by_the_budgets(value in strategy::output_plan()) {
         let scenario = value_scenario(&value);
         let built = build(&scenario).map_err(|e| TestCaseError::fail(format!("build: {e}")))?;
-        let root = built.registrations.first().cloned().unwrap_or(toolgate_contract::model::Value::Undefined);
+        let root = built.registrations.first().cloned().unwrap_or(toolgate_core::model::Value::Undefined);
         let rt = Runtime::new(&built.heap, AbortSignal::new(), Trace::default());
         if let Ok(out) = serialize(&rt, &root) {
             invariants::content(&out.content, true).map_err(TestCaseError::fail)?;

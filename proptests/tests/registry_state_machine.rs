@@ -7,8 +7,8 @@
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use serde_json::json;
-use toolgate_contract::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
-use toolgate_contract::{AbortSignal, ContractCode};
+use toolgate_core::api::{execute_tool_call, Decision, FnTool, Output, ToolRegistry};
+use toolgate_core::{AbortSignal, ContractCode};
 
 /// Names from a small pool: duplicates, near-duplicates and blank names
 /// are frequent.
@@ -123,7 +123,7 @@ impl ReferenceStateMachine for RegistryModel {
 
 struct RegistryTest;
 
-fn tool(name: &'static str) -> std::sync::Arc<dyn toolgate_contract::api::Tool> {
+fn tool(name: &'static str) -> std::sync::Arc<dyn toolgate_core::api::Tool> {
     FnTool::new(
         name,
         "echoes",
@@ -150,7 +150,7 @@ impl StateMachineTest for RegistryTest {
     }
 
     fn apply(mut sut: Vec<ToolRegistry>, model: &Model, step: Step) -> Vec<ToolRegistry> {
-        let registered = |result: Result<(), toolgate_contract::Error>| match result {
+        let registered = |result: Result<(), toolgate_core::Error>| match result {
             Ok(()) => Expected::Registered,
             Err(e) => Expected::Refused(e.contract_code().unwrap_or(ContractCode::InvalidToolCall)),
         };

@@ -8,8 +8,8 @@
 //! `toolgate_proptests::knobs`.
 
 use proptest::prelude::*;
-use toolgate_contract::workspace::properties;
 use toolgate_proptests::{knobs, suites};
+use toolgate_workspace::properties;
 
 proptest! {
     #![proptest_config(knobs::config(256, "proptest-regressions/workspace.txt"))]

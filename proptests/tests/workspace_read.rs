@@ -19,13 +19,13 @@ use proptest::prelude::*;
 use serde_json::json;
 use std::io::Read;
 use std::path::PathBuf;
-use toolgate_contract::js_string::JsString;
-use toolgate_contract::workspace::node_text::NodeError;
-use toolgate_contract::workspace::read_stream::{
+use toolgate_proptests::knobs;
+use toolgate_suite::js_string::JsString;
+use toolgate_workspace::node_text::NodeError;
+use toolgate_workspace::read_stream::{
     read_truncated, Utf8Decoder, MAX_FILE_BYTES, MAX_STRING_UNITS,
 };
-use toolgate_contract::workspace::tools::{read, truncate, READ_KEEP};
-use toolgate_proptests::knobs;
+use toolgate_workspace::tools::{read, truncate, READ_KEEP};
 
 /// The whole-buffer reference: decode everything, then truncate.
 fn whole(bytes: &[u8]) -> JsString {

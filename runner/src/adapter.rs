@@ -18,8 +18,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use toolgate_contract::scenario::invariants;
-use toolgate_contract::suites::SuiteDef;
+use toolgate_core::scenario::invariants;
+use toolgate_suite::SuiteDef;
 
 /// Longest reply line read; anything longer is a flood, not an observation.
 pub const MAX_LINE: usize = 64 << 20;

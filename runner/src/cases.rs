@@ -5,15 +5,11 @@
 
 use crate::Error;
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use include_dir::{include_dir, Dir};
 use serde_json::Value as Json;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use toolgate_contract::scenario::corpus::{self, CaseFile};
-use toolgate_contract::suites::{self, SuiteDef};
-
-static CORPUS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../corpus/cases");
-const SPEC: &str = include_str!("../../SPEC.md");
+use toolgate_corpus::case_file::{self, CaseFile};
+use toolgate_corpus::SPEC;
+use toolgate_suite::{self, SuiteDef};
 
 /// One case ready to run.
 #[derive(Debug, Clone)]
@@ -41,64 +37,38 @@ pub enum Origin {
 
 /// The corpus: the embedded one, or the case files under `dir`.
 pub fn corpus(dir: Option<&Path>) -> Result<Vec<RunCase>, Error> {
-    let files: Vec<(String, CaseFile)> = match dir {
-        Some(dir) => corpus::load_dir(dir)
+    let suites = toolgate_suites::all();
+    // both loads check that no case id appears twice
+    let files: Vec<CaseFile> = match dir {
+        Some(dir) => case_file::load_dir(dir, &suites)
             .map_err(|e| Error::usage(format!("--corpus {}: {e}", dir.display())))?
             .into_iter()
-            .map(|(path, file)| (path.display().to_string(), file))
+            .map(|(_, file)| file)
             .collect(),
-        None => {
-            let mut files = Vec::new();
-            embedded_files(&CORPUS, &mut files)?;
-            files.sort_by(|a, b| a.0.cmp(&b.0));
-            files
-        }
+        None => toolgate_corpus::embedded(&suites)
+            .map_err(|e| Error::usage(e.to_string()))?
+            .into_iter()
+            .map(|(_, file)| file)
+            .collect(),
     };
     let mut cases = Vec::new();
-    let mut seen = BTreeMap::new();
-    for (path, file) in files {
-        for case in cases_of(&file, Origin::Corpus)? {
-            if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
-                return Err(Error::usage(format!(
-                    "case id {} appears in {first} and {path}",
-                    case.id
-                )));
-            }
-            cases.push(case);
-        }
+    for file in files {
+        cases.extend(cases_of(&file, Origin::Corpus)?);
     }
     Ok(cases)
 }
 
-fn embedded_files(dir: &Dir<'_>, out: &mut Vec<(String, CaseFile)>) -> Result<(), Error> {
-    for file in dir.files() {
-        let path = file.path().display().to_string();
-        if !path.ends_with(".json") {
-            continue;
-        }
-        let text = file
-            .contents_utf8()
-            .ok_or_else(|| Error::usage(format!("embedded {path} is not UTF-8")))?;
-        let parsed = corpus::parse(text, &format!("embedded corpus file {path}"))
-            .map_err(|e| Error::usage(e.to_string()))?;
-        out.push((path, parsed));
-    }
-    for sub in dir.dirs() {
-        embedded_files(sub, out)?;
-    }
-    Ok(())
-}
-
 /// The cases of a case file given with `--case-file`.
 pub fn case_file(path: &Path) -> Result<Vec<RunCase>, Error> {
-    let file = corpus::load_file(path).map_err(|e| Error::usage(format!("--case-file {e}")))?;
+    let file = case_file::load_file(path, &toolgate_suites::all())
+        .map_err(|e| Error::usage(format!("--case-file {e}")))?;
     cases_of(&file, Origin::CaseFile(path.to_path_buf()))
 }
 
 fn cases_of(file: &CaseFile, origin: Origin) -> Result<Vec<RunCase>, Error> {
     // a loaded file names a known suite; checked again for files made in
     // memory
-    let suite = file.suite_def().ok_or_else(|| {
+    let suite = file.suite_def(&toolgate_suites::all()).ok_or_else(|| {
         Error::usage(format!(
             "case file of group {}: unknown suite {:?}",
             file.group, file.suite
@@ -138,7 +108,7 @@ pub struct Filter {
 
 impl Filter {
     pub fn new(suites: &[String], include: &[String], exclude: &[String]) -> Result<Filter, Error> {
-        if let Some(unknown) = suites.iter().find(|s| suites::get(s).is_none()) {
+        if let Some(unknown) = suites.iter().find(|s| toolgate_suites::get(s).is_none()) {
             return Err(Error::usage(format!(
                 "--suite {unknown}: no such suite (see toolgate list suites)"
             )));
@@ -185,7 +155,7 @@ pub fn requirements() -> Vec<(String, String)> {
         .filter_map(|line| {
             let rest = line.strip_prefix("- **")?;
             let (id, text) = rest.split_once("**")?;
-            suites::of_requirement(id)?;
+            toolgate_suites::of_requirement(id)?;
             let text = text.split(" Checked by:").next().unwrap_or(text).trim();
             Some((id.to_string(), text.to_string()))
         })

@@ -53,7 +53,6 @@ use crate::Error;
 use globset::{Glob, GlobMatcher};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
-use toolgate_contract::suites;
 
 /// The parsed file: case id → the requirements listed (empty: any), and the
 /// glob entries in file order; and its lines, which a rewrite keeps.
@@ -175,9 +174,9 @@ impl Expectations {
                 requirements.into_iter().map(str::to_string).collect();
             if let Some(bad) = requirements
                 .iter()
-                .find(|r| suites::of_requirement(r).is_none())
+                .find(|r| toolgate_suites::of_requirement(r).is_none())
             {
-                let prefixes: Vec<String> = suites::all()
+                let prefixes: Vec<String> = toolgate_suites::all()
                     .iter()
                     .map(|s| format!("{}…", s.requirement_prefix()))
                     .collect();
@@ -731,7 +730,7 @@ mod tests {
                 .iter()
                 .map(|(r, m)| crate::outcome::Finding {
                     requirement: Some(r.to_string()),
-                    level: Some(toolgate_contract::suites::Level::Must),
+                    level: Some(toolgate_suite::Level::Must),
                     message: m.to_string(),
                 })
                 .collect(),

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use toolgate_contract::scenario::observation::{Event, Outcome, Registered, RegistrationObserved};
-use toolgate_contract::scenario::{AbortPlan, Observation, ReasonSpec, RegistryKind, Scenario};
-use toolgate_contract::suites::{Level, SuiteDef};
+use toolgate_core::scenario::observation::{Event, Outcome, Registered, RegistrationObserved};
+use toolgate_core::scenario::{AbortPlan, Observation, ReasonSpec, RegistryKind, Scenario};
+use toolgate_suite::{Level, SuiteDef};
 
 /// `toolgate list suites`: id, cases, requirement prefix, for each of
 /// `suites` (in [`suites::all`]'s order).
@@ -233,7 +233,7 @@ fn reason(r: &ReasonSpec) -> String {
     }
 }
 
-fn code_name(code: &toolgate_contract::ContractCode) -> String {
+fn code_name(code: &toolgate_core::ContractCode) -> String {
     serde_json::to_value(code)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

@@ -7,7 +7,7 @@
 use crate::outcome::{CaseOutcome, Expectation, Finding as Violation};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use toolgate_contract::suites::Level;
+use toolgate_suite::Level;
 
 /// One finding: a requirement (or an unnamed difference) and what differed,
 /// with the cases that showed it.

@@ -12,8 +12,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use toolgate_contract::scenario::corpus::{to_text, Case, CaseFile};
-use toolgate_contract::suites::SuiteDef;
+use toolgate_corpus::case_file::{to_text, Case, CaseFile};
+use toolgate_suite::SuiteDef;
 
 /// The group of generated case ids: `generated/<seed>-<index>` for the
 /// core suite (as ever), `generated-<suite>/<seed>-<index>` for the others.

@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use toolgate_contract::suites::{self, SuiteDef};
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_runner::{adapter, bench, cases, explain, Error};
+use toolgate_suite::SuiteDef;
 
 // `toolgate bench` reads the reference's peak memory from this allocator;
 // it counts only while a measurement asks it to, on that thread
@@ -161,7 +161,7 @@ enum ListWhat {
 
 /// `--suite` takes the id of any suite the runner has.
 fn suite_ids() -> PossibleValuesParser {
-    PossibleValuesParser::new(suites::all().into_iter().map(|s| s.id()))
+    PossibleValuesParser::new(toolgate_suites::all().into_iter().map(|s| s.id()))
 }
 
 #[derive(clap::Args)]
@@ -387,7 +387,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             suite,
             corpus,
         } => {
-            let chosen: Vec<&'static dyn SuiteDef> = suites::all()
+            let chosen: Vec<&'static dyn SuiteDef> = toolgate_suites::all()
                 .into_iter()
                 .filter(|s| suite.is_empty() || suite.iter().any(|id| id == s.id()))
                 .collect();

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use toolgate_contract::suites::{Judgement, Level, Measure};
+use toolgate_suite::{Judgement, Level, Measure};
 
 /// Lines of diff kept in a report; the rest is counted.
 const MAX_DIFF_LINES: usize = 160;

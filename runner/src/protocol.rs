@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex, OnceLock};
-use toolgate_contract::suites::SuiteDef;
+use toolgate_suite::SuiteDef;
 
 /// The version of the protocol this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;

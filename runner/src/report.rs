@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
-use toolgate_contract::suites::{Level, Measure};
+use toolgate_suite::{Level, Measure};
 
 /// Everything a run measured.
 #[derive(Debug, Clone, Serialize)]

@@ -17,7 +17,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use toolgate_contract::suites::SuiteDef;
+use toolgate_suite::SuiteDef;
 
 /// Set by the command's signal handler (SIGINT, SIGTERM): the run stops at
 /// the next case (or the next poll of a waiting adapter), reports the rest
@@ -144,7 +144,7 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
         Some(adapter) => Box::new(Adapter::start(adapter.clone())?),
         // the built-in reference runs every suite it is given
         None => {
-            let mut suites = toolgate_contract::suites::all();
+            let mut suites = toolgate_suites::all();
             suites.extend(chosen.iter().map(|c| c.suite));
             Box::new(Reference::new(&suites))
         }
@@ -290,7 +290,7 @@ fn generated_suites(
     if options.generate == 0 {
         return Vec::new();
     }
-    toolgate_contract::suites::all()
+    toolgate_suites::all()
         .into_iter()
         .filter(|s| filter.keeps_suite(s.id()) && hello.suites.iter().any(|h| h == s.id()))
         .filter(|s| toolgate_proptests::suites::scenarios(s.id()).is_some())

@@ -6,7 +6,7 @@ use crate::cases::RunCase;
 use crate::protocol::{Hello, Implementation, PROTOCOL_VERSION};
 use serde_json::Value as Json;
 use std::time::{Duration, Instant};
-use toolgate_contract::suites::{self, SuiteDef};
+use toolgate_suite::SuiteDef;
 
 /// How running one case went, before judging.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +62,7 @@ pub trait Subject {
 /// the reference adapter binary: every suite, every capability any suite
 /// names.
 pub fn reference_hello() -> Hello {
-    hello_for(&suites::all())
+    hello_for(&toolgate_suites::all())
 }
 
 /// The reference's handshake for `suites` (each once, in order) and every
@@ -111,7 +111,7 @@ impl Reference {
 
 impl Default for Reference {
     fn default() -> Self {
-        Reference::new(&suites::all())
+        Reference::new(&toolgate_suites::all())
     }
 }
 

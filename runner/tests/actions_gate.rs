@@ -116,7 +116,7 @@ fn every_mutant_of_the_python_implementation_is_caught_naming_exactly_its_requir
         .iter()
         .flat_map(|m| m.requirements.iter().map(String::as_str))
         .collect();
-    let uncovered: Vec<&str> = toolgate_contract::actions::requirements::ALL
+    let uncovered: Vec<&str> = toolgate_actions::requirements::ALL
         .into_iter()
         .filter(|r| !covered.contains(r))
         .collect();

@@ -89,7 +89,7 @@ fn generated_failures_are_shrunk_saved_and_replayed() {
         panic!("{} is a generated id", first.id)
     };
     let mut generator =
-        Generator::new(&toolgate_contract::scenario::CORE, 13).expect("core has a generator");
+        Generator::new(&toolgate_core::scenario::CORE, 13).expect("core has a generator");
     let tree = (0..=index)
         .map(|_| generator.next_tree().unwrap().1)
         .last()

@@ -6,12 +6,12 @@
 
 use serde_json::{json, Value as Json};
 use std::path::PathBuf;
-use toolgate_contract::suites::{Judgement, Level, Measure, SuiteDef, Violation};
-use toolgate_contract::Error;
 use toolgate_runner::cases::{Origin, RunCase};
 use toolgate_runner::outcome::Status;
 use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run_cases, RunOptions};
+use toolgate_suite::Error;
+use toolgate_suite::{Judgement, Level, Measure, SuiteDef, Violation};
 
 /// A suite whose reference observes what the scenario says it does
 /// (`{"observe": {"ms": .., "ok": ..}}`): `LAT-01` (SHOULD) bounds `ms` by

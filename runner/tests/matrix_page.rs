@@ -227,8 +227,4 @@ fn the_checked_in_matrix_page_shows_every_runtime_and_requirement() {
         grid.matches("<td id=\"cell-").count(),
         runtimes.runtimes.len() * requirements.len()
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("matrix/matrix.json")).unwrap())
-            .unwrap();
-    toolgate_runner::matrix::validate_json(&json).unwrap();
 }

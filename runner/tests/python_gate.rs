@@ -16,10 +16,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use toolgate_contract::suites::Level;
 use toolgate_runner::cases::{self, RunCase};
 use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
+use toolgate_suite::Level;
 
 /// Mutants run at once: each run is one adapter process that mostly waits
 /// (settle windows, deadlines), so more than the 2 cores of CI are kept busy

@@ -2,7 +2,7 @@
 // output and argument families) and executor behaviours, built the same way
 // in the adapter's process and in a runtime's tool process (an MCP server
 // over stdio). The vocabulary is `adapters/node/runtimes/SHIM.md`'s; the
-// Rust side decodes the same JSON (`contract/src/boundary/`).
+// Rust side decodes the same JSON (`contract/boundary/src/`).
 
 /**
  * Sets an own data property as `JSON.parse` does: an assignment to

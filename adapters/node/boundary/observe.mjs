@@ -10,7 +10,7 @@ import { encodeDelivered, utf8Bytes } from './encode-delivered.mjs';
 /**
  * The reason the shim gives for not being able to run a case, if any:
  * `needs` are the capability names the runner sends with the case (the
- * suite derives them: `Boundary::capabilities` in contract/src/boundary/).
+ * suite derives them: `Boundary::capabilities` in contract/boundary/src/).
  */
 export function notApplicable(shim, needs) {
   for (const need of needs ?? []) {

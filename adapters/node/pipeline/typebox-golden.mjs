@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Golden data for the pipeline suite's Rust reference of argument
-// validation (contract/src/pipeline/validation/): every case below is run
+// validation (contract/pipeline/src/validation/): every case below is run
 // through the real pi-ai 0.85.0 `validateToolArguments` with the real
 // TypeBox 1.3.7, both taken from the pi-agent-core 0.85 runtime's
 // node_modules, and the outcome is written to
-// contract/tests/data/pipeline-validation-0.85.json, which
-// contract/tests/pipeline_validation.rs replays byte for byte.
+// contract/pipeline/tests/data/pipeline-validation-0.85.json, which
+// contract/pipeline/tests/pipeline_validation.rs replays byte for byte.
 //
 // Rerun (after `npm ci` in adapters/node/runtimes/pi-agent-core-0.85):
 //

@@ -3,7 +3,7 @@
 // `"parametersKind": "typebox"`. pi 0.85 converts arguments with TypeBox's
 // `Value.Convert`, which acts only on schemas carrying TypeBox's (non-
 // enumerable) '~kind' marker, i.e. built with `Type.*`; a plain JSON Schema
-// gets only pi's own coercion (contract/src/pipeline/validation/ models the same steps).
+// gets only pi's own coercion (contract/pipeline/src/validation/ models the same steps).
 // The subset is the one scenarios use; anything else is refused, so a
 // scenario never silently tests a different schema than it says.
 

@@ -12,7 +12,7 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use toolgate_contract::scenario::{observe, Observation, Scenario};
+use toolgate_core::scenario::{observe, Observation, Scenario};
 use toolgate_runner::protocol::{BenchReply, BenchReplyBody, ReplyBody, Request, RunReply};
 use toolgate_runner::subject::reference_hello;
 

@@ -3,7 +3,6 @@
 //! example of an adapter. Usage: `toolgate run --impl toolgate-reference-adapter`.
 
 use std::io::{stdin, stdout, BufWriter};
-use toolgate_contract::suites;
 use toolgate_runner::protocol::{serve, ReplyBody};
 use toolgate_runner::subject::reference_hello;
 
@@ -16,7 +15,7 @@ fn main() {
         |case| {
             // a real adapter builds the scenario's objects in its language and
             // drives its implementation; the reference model does both
-            let Some(suite) = suites::get(&case.suite) else {
+            let Some(suite) = toolgate_suites::get(&case.suite) else {
                 return ReplyBody::Error {
                     message: format!("no suite {:?} here", case.suite),
                 };

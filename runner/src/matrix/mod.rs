@@ -15,7 +15,7 @@ use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-pub use toolgate_contract::suites::Measure;
+pub use toolgate_suite::Measure;
 
 /// One entry of the runtimes file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

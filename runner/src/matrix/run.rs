@@ -41,7 +41,7 @@ pub struct MatrixOptions {
 
 /// The requirements of `suite`, with their levels and texts (SPEC.md).
 pub fn requirements(suite: &str) -> Vec<Requirement> {
-    let Some(def) = toolgate_contract::suites::get(suite) else {
+    let Some(def) = toolgate_suites::get(suite) else {
         return Vec::new();
     };
     cases::requirements()
@@ -49,8 +49,8 @@ pub fn requirements(suite: &str) -> Vec<Requirement> {
         .filter(|(id, _)| id.starts_with(def.requirement_prefix()))
         .map(|(id, text)| Requirement {
             level: match def.level(&id) {
-                toolgate_contract::suites::Level::Must => Weight::Must,
-                toolgate_contract::suites::Level::Should => Weight::Should,
+                toolgate_suite::Level::Must => Weight::Must,
+                toolgate_suite::Level::Should => Weight::Should,
             },
             id,
             text,

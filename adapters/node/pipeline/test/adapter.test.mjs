@@ -273,7 +273,7 @@ test('an install that cannot be loaded: a hello, then error on every case', asyn
 
 const REQUIREMENT = /^PIPE-(LOOKUP|PREP|VAL|HOOK|ORDER|RESULT|TERM|ABORT|STOP|QUEUE)-\d\d$/;
 // the requirements as SPEC.md states them (`- **PIPE-...**`)
-const spec = fs.readFileSync(new URL('../../../../SPEC.md', import.meta.url), 'utf8');
+const spec = fs.readFileSync(new URL('../../../../corpus/SPEC.md', import.meta.url), 'utf8');
 
 test('mutants.json: at least 12, unique ids, each implemented, each breaking PIPE requirements', () => {
   assert.ok(MUTANTS.length >= 12);

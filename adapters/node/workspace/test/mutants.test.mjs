@@ -24,7 +24,7 @@ import { CASES_DIR } from '../record.mjs';
 import { observationErrors } from '../validate.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const spec = fs.readFileSync(path.resolve(here, '../../../../SPEC.md'), 'utf8');
+const spec = fs.readFileSync(path.resolve(here, '../../../../corpus/SPEC.md'), 'utf8');
 
 const run = (implementation, scenario) => observeWorkspace(implementation.createTools, scenario, { policies: implementation.policies });
 const faithful = implementationOf(undefined);

@@ -6,7 +6,7 @@ that holds itself, 10^5 nested dicts (``json.dumps`` and ``repr`` raise
 
 The vocabulary is the boundary suite's (``corpus/schema/boundary-scenario
 .schema.json``); ``adapters/node/boundary/behaviours.mjs`` builds the same
-cases in JavaScript and ``contract/src/boundary/translate.rs`` decodes them
+cases in JavaScript and ``contract/boundary/src/translate.rs`` decodes them
 in Rust.
 """
 

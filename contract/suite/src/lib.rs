@@ -1,0 +1,274 @@
+//! What every suite of toolgate shares, and nothing suite-specific.
+//!
+//! A suite (its scenario vocabulary, reference, judge and requirement
+//! levels) is one [`SuiteDef`], so that the runner runs, judges, lists and
+//! reports any suite without knowing its insides; the list of suites is
+//! `toolgate-suites`, which no suite imports. Scenarios and observations
+//! cross this interface as JSON, the form case files and adapters hold them
+//! in; each suite decodes its own.
+//!
+//! Beside the interface: the one [`Error`] of a suite's scenarios and
+//! storage, the leaf modules several suites build on ([`js_string`],
+//! JavaScript's strings as UTF-16; [`fs_tree`], real trees in a temporary
+//! root), and the shape of a suite's fuzz target ([`fuzzing`]).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+    )
+)]
+
+mod error;
+pub mod fs_tree;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub mod js_string;
+#[doc(hidden)]
+pub mod testing;
+
+pub use error::Error;
+pub use js_string::JsString;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::fmt;
+
+/// How much a requirement weighs in the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Level {
+    /// Breaking it fails the case.
+    Must,
+    /// Breaking it is reported (`warn`); it fails the case only under
+    /// `--strict`.
+    Should,
+}
+
+/// One way an observation departs from the reference's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The SPEC.md id broken; `None` when no predicate recognised the
+    /// difference (the message is then a diff). An unnamed violation
+    /// weighs as a MUST.
+    pub requirement: Option<String>,
+    pub message: String,
+}
+
+impl Violation {
+    /// A difference a predicate recognised as breaking `requirement`.
+    pub fn named(requirement: &str, message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: Some(requirement.to_string()),
+            message: message.into(),
+        }
+    }
+
+    /// A difference no predicate recognised.
+    pub fn unnamed(message: impl Into<String>) -> Violation {
+        Violation {
+            requirement: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.requirement {
+            Some(r) => write!(f, "{r}: {}", self.message),
+            None => write!(f, "differs from the reference: {}", self.message),
+        }
+    }
+}
+
+impl Level {
+    /// The level as reports spell it (`"must"`, `"should"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
+        }
+    }
+}
+
+/// A figure a case measured (wall time, memory growth, bytes the model
+/// receives), reported next to its bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measure {
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+    /// The bound SPEC.md sets for it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+}
+
+/// A suite's verdict on one observation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Judgement {
+    /// Empty when the observation is taken as expected.
+    pub violations: Vec<Violation>,
+    /// Differences the suite took as expected, each saying why (a host
+    /// limit, an abort point).
+    pub notes: Vec<String>,
+    /// What the case measured.
+    pub measures: Vec<Measure>,
+    /// The verdict rests on how long something took (a turn called pending
+    /// at the end of the adapter's window, a time bound): the runner runs
+    /// the case once more with a longer window before it keeps a failure,
+    /// so that no verdict comes from the machine's load.
+    pub timing: bool,
+    /// The case's precondition did not hold in this observation (what it
+    /// sets up never happened: an abort whose latch never fired), so what
+    /// it is about was never exercised: without a violation the runner
+    /// reports it as an `error` saying this, never as a pass.
+    pub unmet: Option<String>,
+}
+
+impl Judgement {
+    /// The verdict when the scenario or an observation does not decode in
+    /// the suite's format: one unnamed violation (it weighs as a MUST).
+    pub fn undecodable() -> Judgement {
+        Judgement {
+            violations: vec![Violation::unnamed(
+                "the scenario or an observation does not decode",
+            )],
+            ..Judgement::default()
+        }
+    }
+}
+
+/// A suite's scenario or observation decoded from its JSON; the error
+/// names `what` ("boundary scenario") and says where the JSON departs.
+pub fn decode<T: serde::de::DeserializeOwned>(what: &str, json: &Json) -> Result<T, Error> {
+    serde_json::from_value(json.clone()).map_err(|e| Error::scenario(format!("{what}: {e}")))
+}
+
+/// The JSON of a decoded scenario or observation (the suites' canonical
+/// form: fields in their declared order, defaults left out).
+pub fn encode<T: Serialize>(value: &T) -> Result<Json, Error> {
+    serde_json::to_value(value).map_err(|e| Error::scenario(format!("encoding: {e}")))
+}
+
+/// A suite's `judge` over its decoded scenario and two observations of
+/// type `O` (`what` names it in errors): the verdict of `judge`, or
+/// [`Judgement::undecodable`] when any of the three does not decode.
+pub fn judge_decoded<S, O: serde::de::DeserializeOwned>(
+    scenario: Result<S, Error>,
+    what: &str,
+    expected: &Json,
+    actual: &Json,
+    judge: impl FnOnce(&S, &O, &O) -> Judgement,
+) -> Judgement {
+    match (
+        scenario,
+        decode::<O>(what, expected),
+        decode::<O>(what, actual),
+    ) {
+        (Ok(s), Ok(e), Ok(a)) => judge(&s, &e, &a),
+        _ => Judgement::undecodable(),
+    }
+}
+
+/// An observation of type `O` in its canonical form (decoded and encoded
+/// again), for [`SuiteDef::canonical_observation`].
+pub fn canonical<O: Serialize + serde::de::DeserializeOwned>(
+    what: &str,
+    observation: &Json,
+) -> Result<Json, Error> {
+    encode(&decode::<O>(what, observation)?)
+}
+
+/// One suite.
+pub trait SuiteDef: Send + Sync {
+    /// The id case files and the command line use (`"core"`).
+    fn id(&self) -> &'static str;
+
+    /// The prefix of its requirement ids in SPEC.md (`"CORE-"`).
+    fn requirement_prefix(&self) -> &'static str;
+
+    /// The level of one of its requirements.
+    fn level(&self, requirement: &str) -> Level;
+
+    /// Checks that `scenario` is a well-formed scenario of this suite; the
+    /// error names the JSON Pointer of the fault.
+    fn check_scenario(&self, scenario: &Json) -> Result<(), Error>;
+
+    /// The reference's observation of `scenario`, as JSON.
+    fn observe(&self, scenario: &Json) -> Result<Json, Error>;
+
+    /// The capability names an adapter must declare to run `scenario`.
+    fn capabilities(&self, scenario: &Json) -> Vec<String>;
+
+    /// The JSON Schema (text) every observation of this suite keeps; the
+    /// runner checks adapters' replies against it before judging.
+    fn observation_schema(&self) -> &'static str;
+
+    /// `actual` against `expected` for `scenario`.
+    fn judge(&self, scenario: &Json, expected: &Json, actual: &Json) -> Judgement;
+
+    /// Every capability name [`capabilities`](SuiteDef::capabilities) may
+    /// return. Added for the runner: the built-in reference announces them
+    /// all, and a case of an adapter that announces them all is sent
+    /// without deriving what its scenario needs. Default: none.
+    fn capability_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// An adapter's `observation` (which keeps
+    /// [`observation_schema`](SuiteDef::observation_schema)) in the form
+    /// [`judge`](SuiteDef::judge) reads and reports diff, or why it cannot
+    /// be read. Added for the runner: a schema does not say everything a
+    /// suite's decoder refuses, and a reply the suite cannot read is a
+    /// harness error (the adapter broke the protocol), not a contract
+    /// failure; and an observation re-encoded in its canonical form (key
+    /// order, defaults left out) diffs against the reference's line by
+    /// line. Default: the observation as it came.
+    fn canonical_observation(&self, observation: &Json) -> Result<Json, Error> {
+        Ok(observation.clone())
+    }
+
+    /// The seconds a faithful implementation may need for `scenario`:
+    /// the runner gives a case at least this long before it kills the
+    /// adapter, whatever `--timeout` says (a workspace case that runs bash
+    /// to its 10 s timeout takes 10 s by contract). Default: 0.
+    fn case_seconds(&self, _scenario: &Json) -> f64 {
+        0.0
+    }
+}
+
+/// A suite shows as its id (`SuiteDef({id})`), so that types holding one
+/// can derive `Debug`.
+impl fmt::Debug for dyn SuiteDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SuiteDef({})", self.id())
+    }
+}
+
+/// The compiled observation schema of `suite` (compiled once per suite),
+/// for the properties every suite's reference keeps.
+pub fn observation_validator(
+    suite: &dyn SuiteDef,
+) -> Result<&'static jsonschema::Validator, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Compiled = Result<&'static jsonschema::Validator, String>;
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, Compiled>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .map_err(|_| "the schema cache is poisoned".to_string())?;
+    cache
+        .entry(suite.id())
+        .or_insert_with(|| {
+            let schema: Json = serde_json::from_str(suite.observation_schema())
+                .map_err(|e| format!("the {} observation schema is not JSON: {e}", suite.id()))?;
+            let validator = jsonschema::validator_for(&schema)
+                .map_err(|e| format!("the {} observation schema: {e}", suite.id()))?;
+            // one per suite, for the life of the process
+            Ok(&*Box::leak(Box::new(validator)))
+        })
+        .clone()
+}

@@ -1,0 +1,60 @@
+//! The workspace suite's fuzz oracle: the fuzzer's bytes (or a scenario in
+//! JSON) through the suite's generator and properties, panicking on a bug,
+//! as `toolgate_suite::fuzzing` says. The fuzz target in `fuzz/` is one
+//! call; `tests/fuzz_oracle.rs` replays it on seeded bytes, the seed corpus
+//! and the committed regressions.
+
+// An oracle reports a bug by panicking: that is the fuzzing protocol.
+#![allow(clippy::panic)]
+
+use serde_json::Value as Json;
+use toolgate_suite::fuzzing::{suite_target, Verdict};
+
+/// The workspace target: a workspace scenario (JSON, or built by
+/// `workspace::generate` from the bytes) keeps every property of
+/// `workspace::properties::check`: nothing outside the root is created,
+/// changed or read, the in-memory model's boundary equals the disk's, and
+/// the reference stays within its schema and its own judge. A JSON
+/// scenario with a swap is skipped (the seed's check-then-use window,
+/// where the reference is warned by design), and so is one with a `bash`
+/// call (a fuzzer mutating shell
+/// commands would run arbitrary ones on the machine), and so is one whose
+/// tree cannot be made.
+pub fn workspace(data: &[u8]) -> Verdict {
+    use crate::spec::{Tool, WorkspaceScenario};
+    use crate::{generate, properties, reference};
+    suite_target(
+        data,
+        "not a workspace scenario",
+        |scenario: &WorkspaceScenario| {
+            if scenario.calls.iter().any(|c| c.tool == Tool::Bash) {
+                return Err("a workspace scenario that runs bash");
+            }
+            // a swap between a check and a use is the seed's known window
+            // (WS-RACE-01, a SHOULD): the reference is warned on its own
+            // observation by design, so the property does not hold there
+            if scenario.calls.iter().any(|c| c.swap.is_some()) {
+                return Err("a workspace scenario with a swap");
+            }
+            reference::check(scenario).map_err(|_| "a workspace scenario the reference refuses")?;
+            // a tree the OS refuses to make (an entry under a missing
+            // parent) is a malformed scenario, not a bug
+            let base = toolgate_suite::fs_tree::Base::new("toolgate-ws-fuzz-")
+                .map_err(|_| "no temporary directory")?;
+            reference::make_tree(&base, scenario).map_err(|_| "a tree that cannot be made")
+        },
+        generate::scenario_from_bytes,
+        properties::check,
+    )
+}
+
+/// The seed a workspace case's scenario gives the fuzz target: the
+/// scenario itself, unless a call runs bash or swaps a path, which the
+/// target skips (see [`workspace`]).
+pub fn seed(scenario: &Json) -> Option<&Json> {
+    let calls = scenario["calls"].as_array();
+    let any = |what: fn(&Json) -> bool| calls.is_some_and(|calls| calls.iter().any(what));
+    let runs_bash = any(|c| c["tool"] == "bash");
+    let swaps = any(|c| c.get("swap").is_some());
+    (!runs_bash && !swaps).then_some(scenario)
+}
