@@ -28,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const modules = join(here, '..', 'runtimes', 'pi-agent-core-0.85', 'node_modules');
-const out = join(here, '..', '..', '..', 'contract', 'tests', 'data', 'pipeline-validation-0.85.json');
+const out = join(here, '..', '..', '..', 'contract', 'pipeline', 'tests', 'data', 'pipeline-validation-0.85.json');
 
 const { validateToolArguments } = await import(
   pathToFileURL(join(modules, '@earendil-works', 'pi-ai', 'dist', 'utils', 'validation.js')).href
