@@ -13,7 +13,7 @@
 //!   requirement, and the table is current.
 //!
 //! To regenerate the table deliberately, run
-//! `TOOLGATE_BLESS=1 cargo test --test corpus_lint`; like every bless, a run
+//! `TOOLGATE_BLESS=1 cargo test -p toolgate-corpus --test lint`; like every bless, a run
 //! that changed SPEC.md still fails, so a regeneration is never silent.
 
 use serde_json::Value as Json;
@@ -187,7 +187,7 @@ fn coverage_section(spec: &Spec) -> String {
         "{BEGIN}\n## Coverage by cases\n\n\
          Generated from `corpus/cases/` by `corpus/tests/lint.rs`, which\n\
          fails when this table is stale; regenerate it with\n\
-         `TOOLGATE_BLESS=1 cargo test --test corpus_lint`.\n\n\
+         `TOOLGATE_BLESS=1 cargo test -p toolgate-corpus --test lint`.\n\n\
          | requirement | cases | case ids |\n|---|---|---|\n"
     );
     for id in &spec.ids {
@@ -503,7 +503,7 @@ fn spec_coverage_table_is_current() {
         problems.insert(
             0,
             "SPEC.md's coverage table is stale; rerun with TOOLGATE_BLESS=1 \
-             (`TOOLGATE_BLESS=1 cargo test --test corpus_lint`) to regenerate it"
+             (`TOOLGATE_BLESS=1 cargo test -p toolgate-corpus --test lint`) to regenerate it"
                 .to_string(),
         );
     }

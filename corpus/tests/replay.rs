@@ -3,7 +3,7 @@
 //! `SuiteDef::observe`), byte for byte once serialized.
 //!
 //! To regenerate expectations deliberately, run
-//! `TOOLGATE_BLESS=1 cargo test --test corpus_replay`: changed cases are
+//! `TOOLGATE_BLESS=1 cargo test -p toolgate-corpus --test replay`: changed cases are
 //! rewritten and each change is printed as a diff; the run still fails so a
 //! bless is never silent. `TOOLGATE_CASE_FILES=core/x.json,boundary/y.json`
 //! (paths under `corpus/cases/`) limits the replay to those files.

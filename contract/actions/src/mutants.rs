@@ -11,17 +11,7 @@ use super::spec::{
 };
 use super::strict_json;
 use serde_json::json;
-
-/// What the judge must name for a mutant.
-pub enum Expect {
-    /// Exactly these requirements.
-    Exactly(&'static [&'static str]),
-    /// This requirement, maybe among others (a step let through may be
-    /// named ACT-DATA-01 too, when the run read an injected document).
-    Includes(String),
-    /// Nothing: the mutant changes what is never compared.
-    Nothing,
-}
+use toolgate_suite::mutant::Expect;
 
 /// One deliberate breakage: the broken observation and what the judge
 /// must name, when the mutant fits the scenario.
@@ -144,7 +134,7 @@ pub const MUTANTS: &[Mutant] = &[
                 field: None,
                 message: None,
             };
-            Some((m, Expect::Includes(requirement.to_string())))
+            Some((m, Expect::Includes(requirement)))
         },
     },
     Mutant {

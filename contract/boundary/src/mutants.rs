@@ -10,6 +10,7 @@ use super::judge::{huge_arguments, Kind, ABORT_MS_BOUND, ANSWER_MS_BOUND, RESULT
 use super::requirements as req;
 use super::spec::*;
 use serde_json::json;
+use toolgate_suite::mutant::Expect;
 
 /// What a mutant reads: the scenario, what each call is, and the
 /// reference's observation.
@@ -53,33 +54,11 @@ impl<'a> Subject<'a> {
 /// One deliberate breakage.
 pub struct Mutant {
     pub name: &'static str,
-    /// What the judge must name of `requirements`.
-    pub names: Names,
-    pub requirements: &'static [&'static str],
+    /// What the judge must name for it: every requirement of an
+    /// attribution, at least one where what breaks depends on the scenario.
+    pub expect: Expect,
     /// The broken observation, when the mutant fits the scenario.
     pub apply: fn(&Subject<'_>) -> Option<BoundaryObservation>,
-}
-
-/// What a mutant asks of the judge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Names {
-    /// At least one of the requirements (where what breaks depends on the
-    /// scenario).
-    AnyOf,
-    /// Every one of them (an attribution: a rejection charged to the call
-    /// that caused it must name that call's requirement and TURN-01).
-    EveryOf,
-}
-
-impl Mutant {
-    /// Whether `named` (the requirement ids the judge said) is what this
-    /// mutant asks.
-    pub fn caught_by(&self, named: &[&str]) -> bool {
-        match self.names {
-            Names::AnyOf => self.requirements.iter().any(|r| named.contains(r)),
-            Names::EveryOf => self.requirements.iter().all(|r| named.contains(r)),
-        }
-    }
 }
 
 /// How each start of the reference's observation settles, by what its
@@ -172,32 +151,27 @@ fn working<'a>(s: &Subject<'a>) -> Option<(&'a TurnCall, Option<&'a serde_json::
 pub const ALL: &[Mutant] = &[
     Mutant {
         name: "rejects-on-an-unknown-tool",
-        names: Names::EveryOf,
-        requirements: &[req::UNK_01, req::TURN_01],
+        expect: Expect::EveryOf(&[req::UNK_01, req::TURN_01]),
         apply: |s| rejects_on(s, |k| *k == Kind::Unknown),
     },
     Mutant {
         name: "rejects-on-refused-arguments",
-        names: Names::EveryOf,
-        requirements: &[req::VAL_01, req::TURN_01],
+        expect: Expect::EveryOf(&[req::VAL_01, req::TURN_01]),
         apply: |s| rejects_on(s, |k| *k == Kind::Invalid),
     },
     Mutant {
         name: "rejects-on-a-throw",
-        names: Names::EveryOf,
-        requirements: &[req::ERR_01, req::TURN_01],
+        expect: Expect::EveryOf(&[req::ERR_01, req::TURN_01]),
         apply: |s| rejects_on(s, |k| *k == Kind::Fails),
     },
     Mutant {
         name: "rejects-on-a-hostile-output",
-        names: Names::EveryOf,
-        requirements: &[req::OUT_01],
+        expect: Expect::EveryOf(&[req::OUT_01]),
         apply: |s| rejects_on(s, |k| *k == Kind::Hostile),
     },
     Mutant {
         name: "rejects-on-a-throw-before-the-abort",
-        names: Names::EveryOf,
-        requirements: &[req::ERR_01, req::TURN_01],
+        expect: Expect::EveryOf(&[req::ERR_01, req::TURN_01]),
         apply: |s| {
             // the failing call settled first; the runtime rejected the turn
             // on it before the adapter's abort came
@@ -217,8 +191,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-escape",
-        names: Names::AnyOf,
-        requirements: &[req::PROC_01],
+        expect: Expect::AnyOf(&[req::PROC_01]),
         apply: |s| {
             let mut o = s.copy();
             o.uncaught += 1;
@@ -227,8 +200,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-start-after-the-abort",
-        names: Names::AnyOf,
-        requirements: &[req::CAN_01],
+        expect: Expect::AnyOf(&[req::CAN_01]),
         apply: |s| {
             s.scenario.tools.first()?;
             let mut o = s.copy();
@@ -243,8 +215,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "distinct-tools-refused",
-        names: Names::AnyOf,
-        requirements: &[req::RUN_01],
+        expect: Expect::AnyOf(&[req::RUN_01]),
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
             let mut o = s.copy();
@@ -260,8 +231,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "duplicates-accepted",
-        names: Names::AnyOf,
-        requirements: &[req::DUP_01],
+        expect: Expect::AnyOf(&[req::DUP_01]),
         apply: |s| {
             (s.reference.registration != Registration::Ok).then_some(())?;
             let mut o = s.copy();
@@ -272,14 +242,13 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-turn-hangs",
-        names: Names::AnyOf,
-        requirements: &[
+        expect: Expect::AnyOf(&[
             req::LINK_01,
             req::CAN_02,
             req::TIME_01,
             req::OUT_01,
             req::ARGS_01,
-        ],
+        ]),
         apply: |s| {
             s.completed().then_some(())?;
             let mut o = s.copy();
@@ -289,8 +258,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-turn-rejects",
-        names: Names::AnyOf,
-        requirements: &[
+        expect: Expect::AnyOf(&[
             req::RUN_01,
             req::TURN_01,
             req::OUT_01,
@@ -298,7 +266,7 @@ pub const ALL: &[Mutant] = &[
             req::VAL_01,
             req::ERR_01,
             req::TIME_01,
-        ],
+        ]),
         apply: |s| {
             (s.completed() && !s.has_abort() && !s.scenario.turn.is_empty()).then_some(())?;
             let mut o = s.copy();
@@ -309,8 +277,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-result-lost",
-        names: Names::AnyOf,
-        requirements: &[req::LINK_01, req::TURN_01],
+        expect: Expect::AnyOf(&[req::LINK_01, req::TURN_01]),
         apply: |s| {
             (s.completed() && !s.has_abort()).then_some(())?;
             let mut o = s.copy();
@@ -320,8 +287,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-result-twice",
-        names: Names::AnyOf,
-        requirements: &[req::LINK_01],
+        expect: Expect::AnyOf(&[req::LINK_01]),
         apply: |s| {
             s.completed().then_some(())?;
             let mut o = s.copy();
@@ -332,8 +298,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-result-for-no-call",
-        names: Names::AnyOf,
-        requirements: &[req::LINK_01],
+        expect: Expect::AnyOf(&[req::LINK_01]),
         apply: |s| {
             s.completed().then_some(())?;
             let mut o = s.copy();
@@ -343,26 +308,22 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-unknown-tool-reads-as-success",
-        names: Names::AnyOf,
-        requirements: &[req::UNK_01],
+        expect: Expect::AnyOf(&[req::UNK_01]),
         apply: |s| first_failure(s, &Kind::Unknown),
     },
     Mutant {
         name: "refused-arguments-read-as-success",
-        names: Names::AnyOf,
-        requirements: &[req::VAL_01],
+        expect: Expect::AnyOf(&[req::VAL_01]),
         apply: |s| first_failure(s, &Kind::Invalid),
     },
     Mutant {
         name: "a-throw-reads-as-success",
-        names: Names::AnyOf,
-        requirements: &[req::ERR_01],
+        expect: Expect::AnyOf(&[req::ERR_01]),
         apply: |s| first_failure(s, &Kind::Fails),
     },
     Mutant {
         name: "a-failure-without-an-error-flag",
-        names: Names::AnyOf,
-        requirements: &[req::FLAG_01],
+        expect: Expect::AnyOf(&[req::FLAG_01]),
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
             let (_, _, at) = s.calls().find(|(_, k, r)| {
@@ -375,8 +336,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "refused-arguments-run-the-tool",
-        names: Names::AnyOf,
-        requirements: &[req::VAL_01],
+        expect: Expect::AnyOf(&[req::VAL_01]),
         apply: |s| {
             (s.reference.registration == Registration::Ok).then_some(())?;
             let (call, _, _) = s.calls().find(|(_, k, _)| **k == Kind::Invalid)?;
@@ -393,8 +353,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-valid-call-not-run",
-        names: Names::AnyOf,
-        requirements: &[req::RUN_01],
+        expect: Expect::AnyOf(&[req::RUN_01]),
         apply: |s| {
             let (call, _, _) = working(s)?;
             let mut o = s.copy();
@@ -408,8 +367,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "the-output-is-lost",
-        names: Names::AnyOf,
-        requirements: &[req::RUN_01],
+        expect: Expect::AnyOf(&[req::RUN_01]),
         apply: |s| {
             let (_, output, at) = working(s)?;
             let lost = json!("<the output was lost>");
@@ -421,8 +379,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-working-call-reads-as-failure",
-        names: Names::AnyOf,
-        requirements: &[req::RUN_01],
+        expect: Expect::AnyOf(&[req::RUN_01]),
         apply: |s| {
             let (_, _, at) = working(s)?;
             let mut o = s.copy();
@@ -432,8 +389,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-oversized-result",
-        names: Names::AnyOf,
-        requirements: &[req::SIZE_01],
+        expect: Expect::AnyOf(&[req::SIZE_01]),
         apply: |s| {
             let mut o = s.copy();
             o.results.first_mut()?.bytes = Some(RESULT_BYTES_BOUND + 1.0);
@@ -442,8 +398,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-timeout-reads-as-success",
-        names: Names::AnyOf,
-        requirements: &[req::TIME_01],
+        expect: Expect::AnyOf(&[req::TIME_01]),
         apply: |s| {
             (s.reference.registration == Registration::Ok && !s.has_abort()).then_some(())?;
             first_failure(s, &Kind::Pending)
@@ -451,8 +406,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "a-finished-result-lost-on-abort",
-        names: Names::AnyOf,
-        requirements: &[req::CAN_03],
+        expect: Expect::AnyOf(&[req::CAN_03]),
         apply: |s| {
             (s.has_abort() && !s.reference.results.is_empty()).then_some(())?;
             let mut o = s.copy();
@@ -463,8 +417,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "huge-arguments-take-too-long",
-        names: Names::AnyOf,
-        requirements: &[req::ARGS_01],
+        expect: Expect::AnyOf(&[req::ARGS_01]),
         apply: |s| {
             let huge = s.scenario.turn.iter().any(|c| huge_arguments(&c.arguments));
             // a tool that never settles makes the turn as long as its
@@ -484,8 +437,7 @@ pub const ALL: &[Mutant] = &[
     },
     Mutant {
         name: "an-abort-takes-too-long",
-        names: Names::AnyOf,
-        requirements: &[req::CAN_02],
+        expect: Expect::AnyOf(&[req::CAN_02]),
         apply: |s| {
             (s.has_abort() && s.reference.registration == Registration::Ok).then_some(())?;
             let mut o = s.copy();

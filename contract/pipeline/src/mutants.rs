@@ -16,13 +16,15 @@ use super::judge::{label, rejected_by_a_listener};
 use super::requirements as req;
 use super::spec::*;
 use serde_json::{json, Map, Value as Json};
+use toolgate_suite::mutant::Expect;
 
 /// One deliberate breakage.
 pub struct Mutant {
     pub id: &'static str,
     pub description: &'static str,
-    /// The judge must name every one of these wherever the mutant fits.
-    pub requirements: &'static [&'static str],
+    /// What the judge must name wherever the mutant fits: every one of
+    /// its requirements.
+    pub expect: Expect,
     /// The broken observation of the scenario, or `None` when it does not
     /// fit.
     pub apply: fn(&PipelineScenario, &PipelineObservation) -> Option<PipelineObservation>,
@@ -102,7 +104,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-result-message-lost",
         description: "the last call's toolResult message is never emitted",
-        requirements: &[req::RESULT_01],
+        expect: Expect::EveryOf(&[req::RESULT_01]),
         apply: |_, o| {
             let (id, _) = calls(o).into_iter().rev().find(|c| has(o, "result_end", &c.0)).map(|c| (c.0, c.1))?;
             let mut m = o.clone();
@@ -117,7 +119,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-result-message-twice",
         description: "the first call's toolResult message is emitted twice",
-        requirements: &[req::RESULT_01],
+        expect: Expect::EveryOf(&[req::RESULT_01]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "result_end", id))?;
             let mut m = o.clone();
@@ -134,7 +136,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "ends-swapped",
         description: "in a parallel batch, two executed calls' end events trade places",
-        requirements: &[req::ORDER_05],
+        expect: Expect::EveryOf(&[req::ORDER_05]),
         apply: |_, o| {
             if !parallel(o) {
                 return None;
@@ -149,7 +151,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "unknown-tool-in-the-helper-wording",
         description: "an unknown tool's text quotes its name, as pi-ai's validateToolCall does",
-        requirements: &[req::LOOKUP_01, req::LOOKUP_03],
+        expect: Expect::EveryOf(&[req::LOOKUP_01, req::LOOKUP_03]),
         apply: |_, o| {
             let (id, name) = call_where(o, |id, name, _| text(o, id) == Some(format!("Tool {name} not found")))?;
             let mut m = o.clone();
@@ -160,7 +162,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "an-unknown-tool-runs-the-hook",
         description: "beforeToolCall is called for a call naming no tool",
-        requirements: &[req::LOOKUP_01],
+        expect: Expect::EveryOf(&[req::LOOKUP_01]),
         apply: |_, o| {
             let (id, name) = call_where(o, |id, name, _| {
                 text(o, id) == Some(format!("Tool {name} not found")) && !has(o, "beforeToolCall", id)
@@ -179,7 +181,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-throw-reads-as-success",
         description: "a tool that threw gets a result with isError false",
-        requirements: &[req::RESULT_02],
+        expect: Expect::EveryOf(&[req::RESULT_02]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 has(o, "execute", id)
@@ -194,7 +196,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "validation-in-the-seed-wording",
         description: "a missing property reads `Expected required property`, the seed's example, not TypeBox's message",
-        requirements: &[req::VAL_04],
+        expect: Expect::EveryOf(&[req::VAL_04]),
         apply: |_, o| {
             validation(o, |t| {
                 lines(t, |p, m| m.starts_with("must have required properties").then(|| format!("  - {p}: Expected required property")))
@@ -204,13 +206,13 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "validation-paths-as-pointers",
         description: "validation paths are written as JSON Pointers (`/edits/0`) instead of dotted",
-        requirements: &[req::VAL_03],
+        expect: Expect::EveryOf(&[req::VAL_03]),
         apply: |_, o| validation(o, |t| lines(t, |p, m| Some(format!("  - /{}: {m}", p.replace('.', "/"))))),
     },
     Mutant {
         id: "received-arguments-changed",
         description: "`Received arguments` prints something else than the arguments validated",
-        requirements: &[req::VAL_05],
+        expect: Expect::EveryOf(&[req::VAL_05]),
         apply: |_, o| {
             validation(o, |t| {
                 let (head, received) = t.split_once("\n\nReceived arguments:\n")?;
@@ -221,13 +223,13 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-non-object-root-in-other-words",
         description: "arguments that are not an object fail with another message than `root: must be object`",
-        requirements: &[req::VAL_09],
+        expect: Expect::EveryOf(&[req::VAL_09]),
         apply: |_, o| validation(o, |t| lines(t, |p, m| (p == "root" && m == "must be object").then(|| "  - root: expected object".into()))),
     },
     Mutant {
         id: "refused-arguments-run",
         description: "execute runs for a call whose arguments failed validation",
-        requirements: &[req::VAL_02],
+        expect: Expect::EveryOf(&[req::VAL_02]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 !has(o, "execute", id) && text(o, id).is_some_and(|t| t.starts_with("Validation failed for tool "))
@@ -238,7 +240,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "prepare-called-twice",
         description: "prepareArguments is called twice for one call",
-        requirements: &[req::PREP_01],
+        expect: Expect::EveryOf(&[req::PREP_01]),
         apply: |_, o| {
             let i = o.trace.iter().position(|e| matches!(e, TraceEntry::Invoke(Invocation::PrepareArguments { .. })))?;
             Some(insert(o, i + 1, o.trace.get(i)?.clone()))
@@ -247,7 +249,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-prepare-failure-in-other-words",
         description: "a prepareArguments throw gives another text than its message",
-        requirements: &[req::PREP_04],
+        expect: Expect::EveryOf(&[req::PREP_04]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let Some(t) = outcome_text(o, id) else {
@@ -267,7 +269,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "start-event-with-validated-arguments",
         description: "the start event carries the arguments execute received, not the raw ones",
-        requirements: &[req::PREP_02],
+        expect: Expect::EveryOf(&[req::PREP_02]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| params(o, id).zip(start_args(o, id)).is_some_and(|(p, s)| p != s))?;
             let mut m = o.clone();
@@ -279,7 +281,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "arguments-not-converted",
         description: "the hook and execute receive the raw arguments, without pi's conversions",
-        requirements: &[req::VAL_06],
+        expect: Expect::EveryOf(&[req::VAL_06]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let before = match invocation(o, "beforeToolCall", id) {
@@ -307,7 +309,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-transcript-gets-the-converted-arguments",
         description: "validation converts the transcript's arguments instead of a clone",
-        requirements: &[req::VAL_01],
+        expect: Expect::EveryOf(&[req::VAL_01]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 !has(o, "prepareArguments", id) && params(o, id).is_some_and(|p| Some(p) != start_args(o, id))
@@ -344,7 +346,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "before-hook-skipped",
         description: "beforeToolCall is not called for a call that executes",
-        requirements: &[req::HOOK_01],
+        expect: Expect::EveryOf(&[req::HOOK_01]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "beforeToolCall", id))?;
             let mut m = o.clone();
@@ -355,7 +357,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-hook-sees-a-live-signal-when-aborted",
         description: "beforeToolCall receives a live signal although the run's is aborted",
-        requirements: &[req::HOOK_01],
+        expect: Expect::EveryOf(&[req::HOOK_01]),
         apply: |_, o| {
             let mut m = o.clone();
             let hook = m.trace.iter_mut().find_map(|e| match e {
@@ -369,7 +371,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "after-hook-skipped",
         description: "afterToolCall is not called for a call that executed",
-        requirements: &[req::HOOK_06],
+        expect: Expect::EveryOf(&[req::HOOK_06]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "execute", id) && has(o, "afterToolCall", id))?;
             let mut m = o.clone();
@@ -380,7 +382,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "after-hook-after-a-block",
         description: "afterToolCall is called for a call beforeToolCall stopped",
-        requirements: &[req::HOOK_02, req::HOOK_06],
+        expect: Expect::EveryOf(&[req::HOOK_02, req::HOOK_06]),
         apply: |_, o| {
             let (id, _) = blocked(o)?;
             let Some(Invocation::BeforeToolCall { signal, tool_call, args, .. }) = invocation(o, "beforeToolCall", &id) else {
@@ -403,7 +405,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "execute-after-a-block",
         description: "execute runs for a call beforeToolCall stopped",
-        requirements: &[req::HOOK_02],
+        expect: Expect::EveryOf(&[req::HOOK_02]),
         apply: |_, o| {
             let (id, _) = blocked(o)?;
             let Some(Invocation::BeforeToolCall { args, .. }) = invocation(o, "beforeToolCall", &id) else {
@@ -415,7 +417,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "after-patch-ignored",
         description: "afterToolCall's patch is not applied: the message keeps the tool's own content",
-        requirements: &[req::HOOK_07],
+        expect: Expect::EveryOf(&[req::HOOK_07]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| match invocation(o, "afterToolCall", id) {
                 Some(Invocation::AfterToolCall { result, .. }) => {
@@ -442,7 +444,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "end-event-with-an-extra-key",
         description: "tool_execution_end carries a key pi 0.85 does not emit (`durationMs`)",
-        requirements: &[req::ORDER_02],
+        expect: Expect::EveryOf(&[req::ORDER_02]),
         apply: |_, o| {
             let i = o.trace.iter().position(|e| label(e).name == "end")?;
             let mut m = o.clone();
@@ -453,7 +455,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "start-event-missing",
         description: "a call ends without a tool_execution_start",
-        requirements: &[req::ORDER_03],
+        expect: Expect::EveryOf(&[req::ORDER_03]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "start", id) && has(o, "end", id))?;
             let mut m = o.clone();
@@ -464,7 +466,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "sequential-calls-overlap",
         description: "in a sequential batch, the second call starts right after the first",
-        requirements: &[req::ORDER_04, req::ORDER_07],
+        expect: Expect::EveryOf(&[req::ORDER_04, req::ORDER_07]),
         apply: |_, o| {
             let started: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "start", c)).collect();
             if parallel(o) || started.len() < 2 {
@@ -480,7 +482,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-parallel-batch-run-sequentially",
         description: "a batch pi runs in parallel runs one call after the other",
-        requirements: &[req::ORDER_07],
+        expect: Expect::EveryOf(&[req::ORDER_07]),
         apply: |_, o| {
             if !parallel(o) {
                 return None;
@@ -503,7 +505,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "an-immediate-end-deferred",
         description: "in a parallel batch, an immediate outcome's end waits for the message phase",
-        requirements: &[req::ORDER_06],
+        expect: Expect::EveryOf(&[req::ORDER_06]),
         apply: |_, o| {
             if !parallel(o) {
                 return None;
@@ -524,7 +526,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "an-update-after-the-end",
         description: "an update is emitted after the call's end event",
-        requirements: &[req::ORDER_08],
+        expect: Expect::EveryOf(&[req::ORDER_08]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| has(o, "update", id) && has(o, "end", id))?;
             let u = *at(o, "update", &id).last()?;
@@ -534,7 +536,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-run-rejects",
         description: "runAgentLoop rejects where pi resolves",
-        requirements: &[req::ORDER_01],
+        expect: Expect::EveryOf(&[req::ORDER_01]),
         apply: |_, o| {
             (o.end == RunEnd::Resolved).then_some(())?;
             let mut m = o.clone();
@@ -549,7 +551,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "aborted-in-other-words",
         description: "an aborted call's text is not `Operation aborted`",
-        requirements: &[req::ABORT_01],
+        expect: Expect::EveryOf(&[req::ABORT_01]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
             let mut m = o.clone();
@@ -560,7 +562,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "an-aborted-call-executes",
         description: "execute runs for a call that got `Operation aborted`",
-        requirements: &[req::ABORT_04],
+        expect: Expect::EveryOf(&[req::ABORT_04]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| !has(o, "execute", id) && text(o, id).as_deref() == Some("Operation aborted"))?;
             let after = first(o, "beforeToolCall", &id).or(first(o, "start", &id))?;
@@ -570,7 +572,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-finished-tool-reads-as-aborted",
         description: "a tool that ran while the run was aborted gets `Operation aborted` instead of its own outcome",
-        requirements: &[req::ABORT_05],
+        expect: Expect::EveryOf(&[req::ABORT_05]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 has(o, "execute", id)
@@ -586,7 +588,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "execute-without-the-run-signal",
         description: "execute receives no signal although the run has one",
-        requirements: &[req::ABORT_06],
+        expect: Expect::EveryOf(&[req::ABORT_06]),
         apply: |_, o| {
             let mut m = o.clone();
             let s = m.trace.iter_mut().find_map(|e| match e {
@@ -600,7 +602,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "results-in-completion-order",
         description: "a parallel batch's result messages follow completion order, not source order",
-        requirements: &[req::RESULT_01],
+        expect: Expect::EveryOf(&[req::RESULT_01]),
         apply: |_, o| {
             let ids: Vec<String> = calls(o).into_iter().map(|c| c.0).filter(|c| has(o, "result_end", c)).collect();
             let mut by_end = ids.clone();
@@ -626,7 +628,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "result-keys-reordered",
         description: "the toolResult message's bytes put `timestamp` first",
-        requirements: &[req::RESULT_05],
+        expect: Expect::EveryOf(&[req::RESULT_05]),
         apply: |_, o| {
             let mut m = o.clone();
             let t = m.tool_results.first_mut()?;
@@ -642,7 +644,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "timestamp-dropped",
         description: "the toolResult message's bytes have no `timestamp`",
-        requirements: &[req::RESULT_05],
+        expect: Expect::EveryOf(&[req::RESULT_05]),
         apply: |_, o| {
             let mut m = o.clone();
             let t = m.tool_results.first_mut()?;
@@ -655,7 +657,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "added-tool-names-dropped",
         description: "a non-empty addedToolNames is not copied to the toolResult message",
-        requirements: &[req::RESULT_06],
+        expect: Expect::EveryOf(&[req::RESULT_06]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| message(o, id).is_some_and(|m| m.get("addedToolNames").is_some()))?;
             let mut m = o.clone();
@@ -668,7 +670,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "missing-content-not-normalised",
         description: "a result without content reaches the message as null, not []",
-        requirements: &[req::RESULT_07],
+        expect: Expect::EveryOf(&[req::RESULT_07]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 let result = first(o, "end", id).and_then(|e| event(o, e)).and_then(|e| e.get("result"));
@@ -687,7 +689,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-terminate-vote-ignored",
         description: "a batch whose every result voted terminate is followed by another model call",
-        requirements: &[req::TERM_01],
+        expect: Expect::EveryOf(&[req::TERM_01]),
         apply: |_, o| {
             let cs = calls(o);
             let fits = o.provider_calls == 1
@@ -711,7 +713,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-truncated-turn-executes",
         description: "a call of a turn that hit the output token limit executes",
-        requirements: &[req::STOP_01],
+        expect: Expect::EveryOf(&[req::STOP_01]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, stop| stop == "length" && has(o, "start", id))?;
             Some(insert(o, first(o, "start", &id)? + 1, execute(&id, start_args(o, &id)?)))
@@ -720,7 +722,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-failed-turn-runs-its-calls",
         description: "the tool calls of a turn that ended with `error` start",
-        requirements: &[req::STOP_02],
+        expect: Expect::EveryOf(&[req::STOP_02]),
         apply: |_, o| {
             let (id, name) = call_where(o, |id, _, stop| matches!(stop, "error" | "aborted") && !has(o, "start", id))?;
             let i = o.trace.iter().position(|e| label(e).name == "message_end:assistant")?;
@@ -731,7 +733,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-listener-failure-swallowed",
         description: "an event listener's rejection is caught: the run resolves where pi rejects with it (the seed's \"does not escape\")",
-        requirements: &[req::ORDER_09],
+        expect: Expect::EveryOf(&[req::ORDER_09]),
         apply: |s, o| {
             let undefined = o.trace.iter().any(|e| match e {
                 TraceEntry::Event { event } if label(e).name == "end" => {
@@ -748,7 +750,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-result-despite-a-listener-failure",
         description: "a listener rejects on a call's end event, and its toolResult message is still emitted before the run rejects",
-        requirements: &[req::ORDER_09],
+        expect: Expect::EveryOf(&[req::ORDER_09]),
         apply: |s, o| {
             if !rejected_by_a_listener(s, &o.end) {
                 return None;
@@ -784,7 +786,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "hook-context-sees-own-batch",
         description: "a hook's context holds the results its own batch emitted so far (results join the context as they are emitted)",
-        requirements: &[req::ORDER_10],
+        expect: Expect::EveryOf(&[req::ORDER_10]),
         apply: |_, o| {
             let mut m = o.clone();
             let mut batch = 0;
@@ -819,7 +821,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "queued-messages-dropped-on-terminate",
         description: "a batch whose every result voted terminate ends the run although steering or follow-up messages are queued",
-        requirements: &[req::TERM_03],
+        expect: Expect::EveryOf(&[req::TERM_03]),
         apply: |_, o| {
             if o.end != RunEnd::Resolved || o.trace.iter().any(|e| matches!(e, TraceEntry::Abort)) || stopped_by_the_turn_hook(o) {
                 return None;
@@ -860,7 +862,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-turn-stop-hook-before-turn-end",
         description: "shouldStopAfterTurn is asked before turn_end, as 1.6's finishTurn is",
-        requirements: &[req::STOP_03],
+        expect: Expect::EveryOf(&[req::STOP_03]),
         apply: |_, o| {
             let mut m = o.clone();
             let mut moved = false;
@@ -877,7 +879,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-turn-stop-hook-never-asked",
         description: "shouldStopAfterTurn is not called after a turn (1.6 ignores it), where its `false` let the run go on",
-        requirements: &[req::STOP_03],
+        expect: Expect::EveryOf(&[req::STOP_03]),
         apply: |_, o| {
             let asked = |e: &TraceEntry| matches!(e, TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. }));
             let mut m = o.clone();
@@ -892,7 +894,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-turn-stop-answer-ignored",
         description: "the run goes on with another model call after shouldStopAfterTurn answered true",
-        requirements: &[req::STOP_03],
+        expect: Expect::EveryOf(&[req::STOP_03]),
         apply: |_, o| {
             if !stopped_by_the_turn_hook(o) || o.end != RunEnd::Resolved {
                 return None;
@@ -915,7 +917,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "no-model-call-after-an-abort",
         description: "after a batch the signal aborted, the loop ends without another model request",
-        requirements: &[req::ABORT_07],
+        expect: Expect::EveryOf(&[req::ABORT_07]),
         apply: |_, o| {
             let p = o.trace.iter().rposition(|e| matches!(e, TraceEntry::Provider { aborted: true, index, .. } if *index > 0))?;
             let later = o.trace.get(p + 1..)?;
@@ -935,7 +937,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-next-request-gets-a-live-signal",
         description: "the model request after an abort gets a live signal, not the run's aborted one",
-        requirements: &[req::ABORT_07],
+        expect: Expect::EveryOf(&[req::ABORT_07]),
         apply: |_, o| {
             let mut m = o.clone();
             let flag = m.trace.iter_mut().find_map(|e| match e {
@@ -949,7 +951,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-hook-mutation-lost",
         description: "execute gets the validated arguments, not the object beforeToolCall mutated in place",
-        requirements: &[req::HOOK_04],
+        expect: Expect::EveryOf(&[req::HOOK_04]),
         apply: |_, o| {
             let hooked = |id: &str| match invocation(o, "beforeToolCall", id) {
                 Some(Invocation::BeforeToolCall { args, .. }) => Some(args),
@@ -962,7 +964,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "the-hook-returned-args-used",
         description: "execute gets the `args` beforeToolCall returned",
-        requirements: &[req::HOOK_04],
+        expect: Expect::EveryOf(&[req::HOOK_04]),
         apply: |s, o| {
             let given = |id: &str| {
                 let a = returned(s.hooks.before_tool_call.as_ref(), id)?.get("args")?;
@@ -975,7 +977,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-null-patch-field-applied",
         description: "afterToolCall's `null` patch fields replace the result's (`!== undefined` where pi uses `??`)",
-        requirements: &[req::HOOK_08],
+        expect: Expect::EveryOf(&[req::HOOK_08]),
         apply: |s, o| {
             let nulls = |id: &str| -> Vec<String> {
                 returned(s.hooks.after_tool_call.as_ref(), id)
@@ -1011,7 +1013,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "an-unfailed-throw-stays-an-error",
         description: "afterToolCall's `{isError: false}` does not turn a thrown tool into a success",
-        requirements: &[req::HOOK_10],
+        expect: Expect::EveryOf(&[req::HOOK_10]),
         apply: |_, o| {
             let (id, _) = call_where(o, |id, _, _| {
                 matches!(invocation(o, "afterToolCall", id), Some(Invocation::AfterToolCall { is_error, .. }) if is_error == json!(true))
@@ -1025,7 +1027,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "prepare-gets-a-copy",
         description: "prepareArguments receives a copy of the transcript's arguments: its mutation in place never reaches the transcript",
-        requirements: &[req::PREP_03],
+        expect: Expect::EveryOf(&[req::PREP_03]),
         apply: |_, o| {
             let (i, id, raw) = o.trace.iter().enumerate().find_map(|(i, e)| match e {
                 TraceEntry::Invoke(Invocation::PrepareArguments { tool_call_id, args, args_is_transcript: true, .. }) => {
@@ -1085,7 +1087,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "end-event-result-without-extras",
         description: "tool_execution_end carries a result rebuilt from content and details, not the finalized result with its other fields",
-        requirements: &[req::RESULT_09],
+        expect: Expect::EveryOf(&[req::RESULT_09]),
         apply: |_, o| {
             let extra = |id: &str| {
                 let end = first(o, "end", id).and_then(|e| event(o, e));
@@ -1105,7 +1107,7 @@ pub const ALL: &[Mutant] = &[
     Mutant {
         id: "a-null-string-reaches-the-tool-as-null",
         description: "a string parameter the model sent as `null` reaches execute as `null`, not as the text \"null\"",
-        requirements: &[req::RESULT_08],
+        expect: Expect::EveryOf(&[req::RESULT_08]),
         apply: |_, o| {
             let nulled = |id: &str| -> Vec<String> {
                 let (Some(raw), Some(p)) = (start_args(o, id), params(o, id)) else {

@@ -10,7 +10,9 @@
 //! Beside the interface: the one [`Error`] of a suite's scenarios and
 //! storage, the leaf modules several suites build on ([`js_string`],
 //! JavaScript's strings as UTF-16; [`fs_tree`], real trees in a temporary
-//! root), and the shape of a suite's fuzz target ([`fuzzing`]).
+//! root), the promise a deliberate breakage of an observation makes about
+//! what the judge names ([`mutant::Expect`]), and the shape of a suite's
+//! fuzz target ([`fuzzing`]).
 #![cfg_attr(
     not(test),
     deny(
@@ -26,6 +28,7 @@ pub mod fs_tree;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod js_string;
+pub mod mutant;
 #[doc(hidden)]
 pub mod testing;
 
