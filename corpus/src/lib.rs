@@ -126,27 +126,34 @@ pub fn fuzz_inputs(
     Ok(inputs)
 }
 
+/// The seed most suite targets take of a case: its scenario, as the target
+/// reads JSON.
+pub fn scenario_seed(scenario: &serde_json::Value) -> Vec<Vec<u8>> {
+    vec![scenario.to_string().into_bytes()]
+}
+
 /// A fuzz target's oracle as `cargo test` runs it
 /// ([`toolgate_suite::fuzzing::replay`]): on `random` inputs of seeded
 /// bytes, then on its [`fuzz_inputs`]. Returns how many inputs were
-/// checked, for the caller's lower bound.
+/// checked (not skipped); an error when the cases do not load or fewer
+/// than `min_checked` were, so that an oracle cannot silently test nothing.
 pub fn fuzz_replay(
     suite: &'static dyn SuiteDef,
     target: &str,
     oracle: fn(&[u8]) -> toolgate_suite::fuzzing::Verdict,
     seeds: impl Fn(&serde_json::Value) -> Vec<Vec<u8>>,
     random: usize,
-) -> Result<usize, Error> {
-    let inputs = fuzz_inputs(suite, target, seeds)?;
+    min_checked: usize,
+) -> Result<usize, String> {
+    let inputs = fuzz_inputs(suite, target, seeds).map_err(|e| e.to_string())?;
     let named = inputs
         .iter()
         .map(|(name, data)| (name.clone(), data.as_slice()));
-    Ok(toolgate_suite::fuzzing::replay(
-        oracle,
-        0x7001_6a7e,
-        random,
-        named,
-    ))
+    let checked = toolgate_suite::fuzzing::replay(oracle, 0x7001_6a7e, random, named);
+    if checked < min_checked {
+        return Err(format!("{target}: only {checked} inputs were checked"));
+    }
+    Ok(checked)
 }
 
 /// Every embedded case file, parsed and checked against `suites` (a file

@@ -1,51 +1,44 @@
-//! The actions suite's fuzz oracle on stable, without a fuzzer: on inputs
-//! from a seeded RNG, on the seeds its corpus cases give it (what
-//! `fuzz_seeds` writes under `corpus/fuzz/`) and on every minimized finding
-//! (`corpus/regressions/`). A bug panics inside the oracle with what broke
-//! and the scenario that broke it.
+//! The actions suite's fuzz oracles on stable, without a fuzzer
+//! (`toolgate_corpus::fuzz_replay`): on inputs from a seeded RNG, on the
+//! seeds its corpus cases give it (what `fuzz_seeds` writes under
+//! `corpus/fuzz/`) and on every minimized finding (`corpus/regressions/`).
+//! A bug panics inside the oracle with what broke and the scenario that
+//! broke it; too few inputs checked fails the test.
 
-use serde_json::Value as Json;
-use toolgate_actions::fuzz_oracle;
+use toolgate_actions::{fuzz_oracle, ACTIONS};
+use toolgate_corpus::{fuzz_replay, scenario_seed};
 use toolgate_suite::fuzzing::Verdict;
-
-/// Runs `oracle` on `random` seeded inputs, on `seeds` of every actions case
-/// and on the regressions of `target`; at least `min_checked` inputs must
-/// be checked (not skipped), so the oracle cannot silently test nothing.
-fn check(
-    target: &str,
-    oracle: fn(&[u8]) -> Verdict,
-    seeds: impl Fn(&Json) -> Vec<Vec<u8>>,
-    random: usize,
-    min_checked: usize,
-) {
-    let checked =
-        toolgate_corpus::fuzz_replay(&toolgate_actions::ACTIONS, target, oracle, seeds, random)
-            .expect("the actions cases load");
-    assert!(
-        checked >= min_checked,
-        "{target}: only {checked} inputs were checked"
-    );
-}
-
-/// The scenario itself, as the fuzz target reads JSON.
-fn whole(scenario: &Json) -> Vec<Vec<u8>> {
-    vec![scenario.to_string().into_bytes()]
-}
 
 #[test]
 fn actions_oracle() {
-    check("actions", fuzz_oracle::actions, whole, 300, 300);
+    let checked = fuzz_replay(
+        &ACTIONS,
+        "actions",
+        fuzz_oracle::actions,
+        scenario_seed,
+        300,
+        300,
+    );
+    checked.unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// The action texts of the actions cases, each once.
-fn texts(scenario: &Json) -> Vec<Vec<u8>> {
+fn texts(scenario: &serde_json::Value) -> Vec<Vec<u8>> {
     let texts = fuzz_oracle::action_texts(scenario);
     texts.iter().map(|t| t.as_bytes().to_vec()).collect()
 }
 
 #[test]
 fn action_text_oracle() {
-    check("action_text", fuzz_oracle::action_text, texts, 2000, 2000);
+    let checked = fuzz_replay(
+        &ACTIONS,
+        "action_text",
+        fuzz_oracle::action_text,
+        texts,
+        2000,
+        2000,
+    );
+    checked.unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// The action texts of the seeds, each edited ten times the way a fuzzer
@@ -58,7 +51,7 @@ fn action_text_oracle_on_edited_seeds() {
     use rand::{Rng, SeedableRng};
     const ALPHABET: &[u8] = b" \t\n\r\x0c\x0b,:[]{}\"\\/ubfnrt0123456789.eE+-NIa\x00\x7f\xc3\xff";
     let mut rng = StdRng::seed_from_u64(0x0ac7_10a5);
-    let inputs = toolgate_corpus::fuzz_inputs(&toolgate_actions::ACTIONS, "action_text", texts)
+    let inputs = toolgate_corpus::fuzz_inputs(&ACTIONS, "action_text", texts)
         .expect("the actions cases load");
     // each text once, in order, as the seed files hold them
     let seeds: std::collections::BTreeSet<Vec<u8>> =

@@ -1,38 +1,22 @@
-//! The pipeline suite's fuzz oracle on stable, without a fuzzer: on inputs
-//! from a seeded RNG, on the seeds its corpus cases give it (what
-//! `fuzz_seeds` writes under `corpus/fuzz/`) and on every minimized finding
-//! (`corpus/regressions/`). A bug panics inside the oracle with what broke
-//! and the scenario that broke it.
+//! The pipeline suite's fuzz oracle on stable, without a fuzzer
+//! (`toolgate_corpus::fuzz_replay`): on inputs from a seeded RNG, on the
+//! seeds its corpus cases give it (what `fuzz_seeds` writes under
+//! `corpus/fuzz/`) and on every minimized finding (`corpus/regressions/`).
+//! A bug panics inside the oracle with what broke and the scenario that
+//! broke it; too few inputs checked fails the test.
 
-use serde_json::Value as Json;
-use toolgate_pipeline::fuzz_oracle;
-use toolgate_suite::fuzzing::Verdict;
-
-/// Runs `oracle` on `random` seeded inputs, on `seeds` of every pipeline case
-/// and on the regressions of `target`; at least `min_checked` inputs must
-/// be checked (not skipped), so the oracle cannot silently test nothing.
-fn check(
-    target: &str,
-    oracle: fn(&[u8]) -> Verdict,
-    seeds: impl Fn(&Json) -> Vec<Vec<u8>>,
-    random: usize,
-    min_checked: usize,
-) {
-    let checked =
-        toolgate_corpus::fuzz_replay(&toolgate_pipeline::PIPELINE, target, oracle, seeds, random)
-            .expect("the pipeline cases load");
-    assert!(
-        checked >= min_checked,
-        "{target}: only {checked} inputs were checked"
-    );
-}
-
-/// The scenario itself, as the fuzz target reads JSON.
-fn whole(scenario: &Json) -> Vec<Vec<u8>> {
-    vec![scenario.to_string().into_bytes()]
-}
+use toolgate_corpus::{fuzz_replay, scenario_seed};
+use toolgate_pipeline::{fuzz_oracle, PIPELINE};
 
 #[test]
 fn pipeline_oracle() {
-    check("pipeline", fuzz_oracle::pipeline, whole, 200, 190);
+    let checked = fuzz_replay(
+        &PIPELINE,
+        "pipeline",
+        fuzz_oracle::pipeline,
+        scenario_seed,
+        200,
+        190,
+    );
+    checked.unwrap_or_else(|e| panic!("{e}"));
 }

@@ -13,6 +13,7 @@
 
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
+use toolgate_corpus::scenario_seed;
 use toolgate_suite::fuzzing::MAX_INPUT;
 use toolgate_suite::SuiteDef;
 
@@ -61,7 +62,6 @@ fn of_cases(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/fuzz");
-    let whole = |s: &Json| vec![s.to_string().into_bytes()];
     let mut written = 0;
     for target in ["serializer_scenario", "call", "registry", "scenario"] {
         let seeds = of_cases(&toolgate_core::CORE, true, |s| {
@@ -73,15 +73,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?;
         written += write(&root.join(target), &seeds)?;
     }
-    let boundary = of_cases(&toolgate_boundary::BOUNDARY, false, whole)?;
+    let boundary = of_cases(&toolgate_boundary::BOUNDARY, false, scenario_seed)?;
     written += write(&root.join("boundary"), &boundary)?;
-    let pipeline = of_cases(&toolgate_pipeline::PIPELINE, false, whole)?;
+    let pipeline = of_cases(&toolgate_pipeline::PIPELINE, false, scenario_seed)?;
     written += write(&root.join("pipeline"), &pipeline)?;
     let workspace = of_cases(&toolgate_workspace::WORKSPACE, false, |s| {
-        toolgate_workspace::fuzz_oracle::seed(s).map_or_else(Vec::new, whole)
+        toolgate_workspace::fuzz_oracle::seed(s).map_or_else(Vec::new, scenario_seed)
     })?;
     written += write(&root.join("workspace"), &workspace)?;
-    let actions = of_cases(&toolgate_actions::ACTIONS, false, whole)?;
+    let actions = of_cases(&toolgate_actions::ACTIONS, false, scenario_seed)?;
     written += write(&root.join("actions"), &actions)?;
     // each distinct action text once, named by its digest
     let texts: std::collections::BTreeSet<String> =

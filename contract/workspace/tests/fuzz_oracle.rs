@@ -1,44 +1,27 @@
-//! The workspace suite's fuzz oracle on stable, without a fuzzer: on inputs
-//! from a seeded RNG, on the seeds its corpus cases give it (what
-//! `fuzz_seeds` writes under `corpus/fuzz/`) and on every minimized finding
-//! (`corpus/regressions/`). A bug panics inside the oracle with what broke
-//! and the scenario that broke it.
+//! The workspace suite's fuzz oracle on stable, without a fuzzer
+//! (`toolgate_corpus::fuzz_replay`): on inputs from a seeded RNG, on the
+//! seeds its corpus cases give it (what `fuzz_seeds` writes under
+//! `corpus/fuzz/`) and on every minimized finding (`corpus/regressions/`).
+//! A bug panics inside the oracle with what broke and the scenario that
+//! broke it; too few inputs checked fails the test.
 
-use serde_json::Value as Json;
-use toolgate_suite::fuzzing::Verdict;
-use toolgate_workspace::fuzz_oracle;
+use toolgate_corpus::{fuzz_replay, scenario_seed};
+use toolgate_workspace::{fuzz_oracle, WORKSPACE};
 
-/// Runs `oracle` on `random` seeded inputs, on `seeds` of every workspace case
-/// and on the regressions of `target`; at least `min_checked` inputs must
-/// be checked (not skipped), so the oracle cannot silently test nothing.
-fn check(
-    target: &str,
-    oracle: fn(&[u8]) -> Verdict,
-    seeds: impl Fn(&Json) -> Vec<Vec<u8>>,
-    random: usize,
-    min_checked: usize,
-) {
-    let checked = toolgate_corpus::fuzz_replay(
-        &toolgate_workspace::WORKSPACE,
-        target,
-        oracle,
-        seeds,
-        random,
-    )
-    .expect("the workspace cases load");
-    assert!(
-        checked >= min_checked,
-        "{target}: only {checked} inputs were checked"
-    );
-}
-
-/// The scenario itself, as the fuzz target reads JSON.
-fn whole(scenario: &Json) -> Vec<Vec<u8>> {
-    vec![scenario.to_string().into_bytes()]
+/// A case's scenario, unless the target skips it (bash, a swap).
+fn seed(scenario: &serde_json::Value) -> Vec<Vec<u8>> {
+    fuzz_oracle::seed(scenario).map_or_else(Vec::new, scenario_seed)
 }
 
 #[test]
 fn workspace_oracle() {
-    let seed = |s: &Json| fuzz_oracle::seed(s).map_or_else(Vec::new, whole);
-    check("workspace", fuzz_oracle::workspace, seed, 120, 110);
+    let checked = fuzz_replay(
+        &WORKSPACE,
+        "workspace",
+        fuzz_oracle::workspace,
+        seed,
+        120,
+        110,
+    );
+    checked.unwrap_or_else(|e| panic!("{e}"));
 }
