@@ -10,6 +10,7 @@ pub mod expectations;
 pub mod explain;
 pub mod findings;
 pub mod generate;
+pub mod init;
 pub mod matrix;
 pub mod outcome;
 pub mod protocol;

@@ -59,6 +59,22 @@ enum Command {
     /// implementation's result differs from the reference's; 2 on a harness
     /// error.
     Bench(BenchArgs),
+    /// Write the files a team needs to gate its runtime, into its
+    /// repository: a shim (for the core suite, the implementation entry)
+    /// with the places to fill marked `TOOLGATE:`, an empty
+    /// expected-failures baseline, and a GitHub Actions workflow that runs
+    /// the gate. Never overwrites a file.
+    Init {
+        /// The runtime's language.
+        #[arg(long, value_enum)]
+        lang: toolgate_runner::init::Lang,
+        /// The suite to gate it on.
+        #[arg(long, default_value = "boundary", value_parser = ["boundary", "core"])]
+        suite: String,
+        /// The repository to write into.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
     /// Say what a case does and what the reference observes.
     Explain {
         /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
@@ -381,6 +397,24 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 args.out.display()
             );
             Ok(bench::exit_code(&report))
+        }
+        Command::Init { lang, suite, dir } => {
+            use toolgate_runner::init::{self, Lang};
+            let (planned, gate) = init::plan(&dir, lang, &suite)?;
+            init::write(&planned)?;
+            for p in &planned {
+                println!("wrote {}", p.path.display());
+            }
+            let kit = match lang {
+                Lang::Node => "npm pack <toolgate>/adapters/node && npm install -D ./toolgate-node-adapter-0.1.0.tgz",
+                Lang::Python => "python -m pip wheel --no-deps <toolgate>/adapters/python && python -m pip install ./toolgate_adapter-0.1.0-py3-none-any.whl",
+            };
+            println!(
+                "next: install the kit ({kit}), fill the places marked TOOLGATE:, and from {}:",
+                dir.display()
+            );
+            println!("  {gate}");
+            Ok(0)
         }
         Command::List {
             what,
