@@ -2,8 +2,11 @@
 # The nightly fuzzing campaign: runs every target for a given time, a few at
 # a time, on a working corpus (fuzz/corpus/<target>, kept between nights and
 # minimized with cmin after each run) seeded by corpus/fuzz/<target>,
-# minimizes each crash into corpus/regressions/<target>/, and prints a
-# summary table.
+# minimizes each crash into corpus/findings/<target>/ (open findings: each
+# moves to corpus/regressions/ with its fix), and prints a summary table.
+# It exits 1 when a target found something or stopped before its time
+# (a crash, an out-of-memory, a timeout, a build or start failure), naming
+# each such target: a campaign never ends quietly short.
 #
 #   fuzz/campaign.sh [seconds per target] [targets at once] [-- extra cargo fuzz flags]
 #
@@ -24,12 +27,13 @@ mkdir -p "$logs"
 "${fuzz[@]}" build "${build_flags[@]}" >/dev/null
 
 run_target() {
-  local t=$1
-  mkdir -p "corpus/$t" "artifacts/$t" "../corpus/fuzz/$t" "../corpus/regressions/$t"
+  local t=$1 started=$SECONDS status=0
+  mkdir -p "corpus/$t" "artifacts/$t" "../corpus/fuzz/$t"
   # new inputs land in corpus/<t> (scratch); the committed seeds are read
   "${fuzz[@]}" run "${build_flags[@]}" "$t" "corpus/$t" "../corpus/fuzz/$t" -- \
     -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
-    -max_len=65536 -timeout=10 -rss_limit_mb=4096 >"$logs/$t.log" 2>&1 || true
+    -max_len=65536 -timeout=10 -rss_limit_mb=4096 >"$logs/$t.log" 2>&1 || status=$?
+  echo "$status $((SECONDS - started))" >"$logs/$t.status"
 }
 
 running=0
@@ -42,8 +46,10 @@ wait
 
 printf '| target | seconds | runs | exec/s | coverage | features | working corpus (after cmin) | new findings |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
+short=()
 for t in $targets; do
   log="$logs/$t.log"
+  read -r status ran <"$logs/$t.status"
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
   eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -61,8 +67,23 @@ for t in $targets; do
     name=$(basename "$crash")
     "${fuzz[@]}" tmin "${build_flags[@]}" "$t" "$crash" -- -runs=2000 >"$logs/$t.$name.tmin.log" 2>&1 || true
     minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1)
-    cp "${minimized:-$crash}" "../corpus/regressions/$t/$name"
-    echo "- \`$name\`: found $(date -u +%F) by fuzz/campaign.sh; say here what it caught once fixed" >>"../corpus/regressions/$t/README.md"
+    mkdir -p "../corpus/findings/$t"
+    cp "${minimized:-$crash}" "../corpus/findings/$t/$name"
+    # the artifact is kept in corpus/findings/, not found again next night
+    mv "$crash" "$logs/$t.$name"
+    echo "- \`$t/$name\` (found $(date -u +%F) by fuzz/campaign.sh): replay with \`cd fuzz && cargo fuzz run -s $sanitizer $t ../corpus/findings/$t/$name\`" >>../corpus/findings/README.md
   done
-  printf '| %s | %s | %s | %s | %s | %s | %s (from %s) | %s |\n' "$t" "$seconds" "${runs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$after" "$before" "$findings"
+  printf '| %s | %s | %s | %s | %s | %s | %s (from %s) | %s |\n' "$t" "$ran" "${runs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$after" "$before" "$findings"
+  # libFuzzer stops at its first finding; a target that exited otherwise
+  # before its time (a build error, an oracle panic outside libFuzzer's
+  # hooks, a killed process) is reported the same way
+  if [ "$findings" -gt 0 ] || [ "$status" -ne 0 ] || [ "$ran" -lt "$seconds" ]; then
+    short+=("$t: exit $status after $ran of $seconds s, $findings finding(s); log: fuzz/$log")
+  fi
 done
+
+if [ "${#short[@]}" -gt 0 ]; then
+  printf '\ntargets that found something or stopped early:\n' >&2
+  printf '  %s\n' "${short[@]}" >&2
+  exit 1
+fi

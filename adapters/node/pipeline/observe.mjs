@@ -168,9 +168,12 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
   };
   const signalState = (s) => (s === undefined ? 'none' : s.aborted ? 'aborted' : 'live');
 
-  // Transcript argument objects by call id (the assistant message's blocks),
-  // to tell whether prepareArguments received the transcript object itself.
-  const transcriptArgs = new Map();
+  // Every transcript call's [id, arguments object] (the assistant messages'
+  // blocks, in order), to tell whether prepareArguments received the
+  // transcript object itself and whose it is. A list, not a map by id: calls
+  // may share an id (in one turn or across turns), and each keeps its own
+  // object.
+  const transcriptArgs = [];
 
   const hookOf = (which) => {
     const spec = scenario.hooks?.[which];
@@ -264,7 +267,7 @@ export async function observePipeline(pi, scenario, { settleMs = 1000 } = {}) {
       message = assistantMessage([], 'aborted', 'Request was aborted');
     } else if (turn) {
       message = assistantMessage(turn.content.map(blockOf), turn.stopReason ?? 'toolUse', turn.errorMessage);
-      for (const b of message.content) if (b.type === 'toolCall') transcriptArgs.set(b.id, b.arguments);
+      for (const b of message.content) if (b.type === 'toolCall') transcriptArgs.push([b.id, b.arguments]);
     } else {
       message = assistantMessage([{ type: 'text', text: 'done' }], 'stop');
     }

@@ -38,7 +38,7 @@ pub use spec::{BoundaryObservation, BoundaryScenario};
 
 use serde_json::Value as Json;
 use toolgate_suite::Error;
-use toolgate_suite::{Judgement, Level, SuiteDef};
+use toolgate_suite::{Judgement, Level, SuiteDef, Undecodable};
 
 /// The boundary suite.
 pub struct Boundary;
@@ -117,16 +117,17 @@ impl SuiteDef for Boundary {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
-        let parsed = (
+        let (s, e, a) = match Judgement::decoded(
             scenario(scenario_json),
             observation(expected),
             observation(actual),
-        );
-        let (Ok(s), Ok(e), Ok(a)) = parsed else {
-            return Judgement::undecodable();
+        ) {
+            Ok(decoded) => decoded,
+            Err(undecodable) => return undecodable,
         };
-        let Ok(judge) = judge::Judge::new(&s) else {
-            return Judgement::undecodable();
+        let judge = match judge::Judge::new(&s) {
+            Ok(judge) => judge,
+            Err(e) => return Judgement::undecodable(Undecodable::Scenario, &e),
         };
         let (violations, measures) = judge.judge(&e, &a);
         let unmet = judge.unmet(&e, &a);

@@ -348,6 +348,10 @@ impl Kind {
     }
 }
 
+/// A label's entries of one call: its name, how many the reference has,
+/// how many the implementation's observation has.
+type Count = (String, usize, usize);
+
 struct Call<'a> {
     id: &'a str,
     name: &'a str,
@@ -648,31 +652,47 @@ impl<'a> Judging<'a> {
 
     /// Entries present in one observation and not the other, by label.
     fn structure(&mut self) {
+        // An id the model reused in another turn is counted per turn (the
+        // model turn whose tool phase the entry is in): its calls may have
+        // stopped at different stages (one cut by `length`, the next run),
+        // and an entry too many is about the call of its own turn.
+        let reused: BTreeSet<&str> = (self.calls.iter())
+            .filter(|c| self.calls.iter().any(|d| d.id == c.id && d.turn != c.turn))
+            .map(|c| c.id)
+            .collect();
         let count = |v: &View<'_>| {
-            let mut m: BTreeMap<Label, usize> = BTreeMap::new();
-            for (_, l, _) in v.entries() {
-                *m.entry(l.clone()).or_default() += 1;
+            let mut m: BTreeMap<(Label, Option<usize>), usize> = BTreeMap::new();
+            let mut turn = 0;
+            for (_, l, e) in v.entries() {
+                if let TraceEntry::Provider { index, .. } = e {
+                    turn = usize::try_from(*index).unwrap_or(usize::MAX);
+                }
+                let by_turn = l.call.as_deref().is_some_and(|c| reused.contains(c));
+                *m.entry((l.clone(), by_turn.then_some(turn))).or_default() += 1;
             }
             m
         };
         let (ec, ac) = (count(&self.e), count(&self.a));
-        let all: BTreeSet<&Label> = ec.keys().chain(ac.keys()).collect();
+        let all: BTreeSet<&(Label, Option<usize>)> = ec.keys().chain(ac.keys()).collect();
         let providers_differ = self.e.obs.provider_calls != self.a.obs.provider_calls;
-        let mut per_call: BTreeMap<String, Vec<(String, usize, usize)>> = BTreeMap::new();
+        let mut per_call: BTreeMap<(String, Option<usize>), Vec<Count>> = BTreeMap::new();
         let mut loose = Vec::new();
-        for l in all {
+        for key in all {
             let (n, m) = (
-                ec.get(l).copied().unwrap_or(0),
-                ac.get(l).copied().unwrap_or(0),
+                ec.get(key).copied().unwrap_or(0),
+                ac.get(key).copied().unwrap_or(0),
             );
             if n == m {
                 continue;
             }
+            let (l, turn) = key;
             match &l.call {
-                Some(c) => per_call
-                    .entry(c.clone())
-                    .or_default()
-                    .push((l.name.clone(), n, m)),
+                Some(c) => {
+                    per_call
+                        .entry((c.clone(), *turn))
+                        .or_default()
+                        .push((l.name.clone(), n, m))
+                }
                 None if l.name == "abort" || l.name.starts_with("release:") => {
                     loose.push(format!("{l}: {n} expected, got {m}"))
                 }
@@ -690,8 +710,8 @@ impl<'a> Judging<'a> {
                 ),
             }
         }
-        for (call, diffs) in per_call {
-            self.call_structure(&call, &diffs);
+        for ((call, turn), diffs) in per_call {
+            self.call_structure(&call, turn, &diffs);
         }
         // latches and aborts follow what happened: only unexplained alone
         if self.named.is_empty() {
@@ -701,8 +721,12 @@ impl<'a> Judging<'a> {
         }
     }
 
-    fn call_structure(&mut self, id: &str, diffs: &[(String, usize, usize)]) {
-        let kind = self.kind(id);
+    /// The differences in number of one call's entries (of its call in
+    /// `turn` when its id was reused in another turn).
+    fn call_structure(&mut self, id: &str, turn: Option<usize>, diffs: &[Count]) {
+        let kind = (self.calls.iter())
+            .find(|c| c.id == id && turn.is_none_or(|t| c.turn == t))
+            .map_or_else(|| self.kind(id), |c| c.kind);
         let plain = self.plain_schema(id);
         let args_error = self.call(id).is_some_and(|c| c.args_error);
         let before_throws = throws(self.s.hooks.before_tool_call.as_ref(), id);

@@ -10,7 +10,7 @@ use super::spec::{ParametersKind, PipelineObservation, PipelineScenario};
 use super::{judge, reference, requirements};
 use serde_json::Value as Json;
 use toolgate_suite::Error;
-use toolgate_suite::{decode, encode, Judgement, Level, SuiteDef};
+use toolgate_suite::{decode, encode, Judgement, Level, SuiteDef, Undecodable};
 
 /// The pipeline suite.
 pub struct Pipeline;
@@ -121,16 +121,20 @@ impl SuiteDef for Pipeline {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
-        let violations = match scenario(scenario_json) {
-            Ok(Scenario::Loop(s)) => match (observation(expected), observation(actual)) {
-                (Ok(e), Ok(a)) => judge::judge(&s, &e, &a),
-                _ => return Judgement::undecodable(),
-            },
-            Ok(Scenario::FileQueue(s)) => match (observation(expected), observation(actual)) {
-                (Ok(e), Ok(a)) => file_queue::judge::judge(&s, &e, &a),
-                _ => return Judgement::undecodable(),
-            },
-            Err(_) => return Judgement::undecodable(),
+        let verdict = match scenario(scenario_json) {
+            Ok(Scenario::Loop(s)) => {
+                Judgement::decoded(Ok(s), observation(expected), observation(actual))
+                    .map(|(s, e, a)| judge::judge(&s, &e, &a))
+            }
+            Ok(Scenario::FileQueue(s)) => {
+                Judgement::decoded(Ok(s), observation(expected), observation(actual))
+                    .map(|(s, e, a)| file_queue::judge::judge(&s, &e, &a))
+            }
+            Err(e) => Err(Judgement::undecodable(Undecodable::Scenario, &e)),
+        };
+        let violations = match verdict {
+            Ok(violations) => violations,
+            Err(undecodable) => return undecodable,
         };
         Judgement {
             violations,

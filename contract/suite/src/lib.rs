@@ -132,15 +132,44 @@ pub struct Judgement {
 
 impl Judgement {
     /// The verdict when the scenario or an observation does not decode in
-    /// the suite's format: one unnamed violation (it weighs as a MUST).
-    pub fn undecodable() -> Judgement {
+    /// the suite's format: one unnamed violation (it weighs as a MUST)
+    /// saying which of them and where (`error`, from [`decode`]).
+    pub fn undecodable(which: Undecodable, error: &Error) -> Judgement {
+        let which = match which {
+            Undecodable::Scenario => "the scenario",
+            Undecodable::Expected => "the expected observation",
+            Undecodable::Actual => "the observation",
+        };
         Judgement {
-            violations: vec![Violation::unnamed(
-                "the scenario or an observation does not decode",
-            )],
+            violations: vec![Violation::unnamed(format!(
+                "{which} does not decode: {error}"
+            ))],
             ..Judgement::default()
         }
     }
+
+    /// The three decoded, or the verdict on the first that does not
+    /// decode (the scenario, then the expected, then the actual).
+    pub fn decoded<S, E, A>(
+        scenario: Result<S, Error>,
+        expected: Result<E, Error>,
+        actual: Result<A, Error>,
+    ) -> Result<(S, E, A), Judgement> {
+        let s = scenario.map_err(|e| Judgement::undecodable(Undecodable::Scenario, &e))?;
+        let e = expected.map_err(|e| Judgement::undecodable(Undecodable::Expected, &e))?;
+        let a = actual.map_err(|e| Judgement::undecodable(Undecodable::Actual, &e))?;
+        Ok((s, e, a))
+    }
+}
+
+/// Which input of a judge did not decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undecodable {
+    Scenario,
+    /// The reference's (or a case's stored) observation.
+    Expected,
+    /// The implementation's observation.
+    Actual,
 }
 
 /// A suite's scenario or observation decoded from its JSON; the error
@@ -157,7 +186,7 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Json, Error> {
 
 /// A suite's `judge` over its decoded scenario and two observations of
 /// type `O` (`what` names it in errors): the verdict of `judge`, or
-/// [`Judgement::undecodable`] when any of the three does not decode.
+/// [`Judgement::decoded`]'s verdict when any of the three does not decode.
 pub fn judge_decoded<S, O: serde::de::DeserializeOwned>(
     scenario: Result<S, Error>,
     what: &str,
@@ -165,13 +194,13 @@ pub fn judge_decoded<S, O: serde::de::DeserializeOwned>(
     actual: &Json,
     judge: impl FnOnce(&S, &O, &O) -> Judgement,
 ) -> Judgement {
-    match (
+    match Judgement::decoded(
         scenario,
         decode::<O>(what, expected),
         decode::<O>(what, actual),
     ) {
-        (Ok(s), Ok(e), Ok(a)) => judge(&s, &e, &a),
-        _ => Judgement::undecodable(),
+        Ok((s, e, a)) => judge(&s, &e, &a),
+        Err(undecodable) => undecodable,
     }
 }
 

@@ -95,8 +95,8 @@ pub(crate) struct World {
     turns_answered: Cell<usize>,
     latches: RefCell<Vec<Latch>>,
     trigger_counts: RefCell<Vec<u32>>,
-    /// The transcript's argument objects by call id (a `Map`: a later
-    /// turn's id replaces the object, keeping its place).
+    /// Every transcript call's id and arguments object, in order (calls
+    /// may share an id; each keeps its own object).
     transcript_args: RefCell<Vec<(String, Val)>>,
     /// The first thing the reference does not model, met during the run.
     refusal: RefCell<Option<Error>>,
@@ -432,15 +432,13 @@ impl World {
     }
 
     fn remember_arguments(&self, id: &str, args: Val) {
-        let mut map = self.transcript_args.borrow_mut();
-        match map.iter_mut().find(|(k, _)| k == id) {
-            Some(slot) => slot.1 = args,
-            None => map.push((id.to_owned(), args)),
-        }
+        self.transcript_args
+            .borrow_mut()
+            .push((id.to_owned(), args));
     }
 
     /// The call whose transcript arguments object `args` is (the last
-    /// such entry, as the harness's loop over the map finds it).
+    /// such entry, as the harness's loop over the list finds it).
     fn transcript_call(&self, args: &Val) -> Option<String> {
         self.transcript_args
             .borrow()
