@@ -12,7 +12,9 @@ cargo fuzz build -O "${flags[@]}"
 bin_dir=target/x86_64-unknown-linux-gnu/release
 for target in $(cargo fuzz list); do
   cp "$bin_dir/$target" "$OUT/"
-  if [ -d "../corpus/fuzz/$target" ]; then
-    (cd "../corpus/fuzz/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
+  # a fast target (boundary_fast) starts from its full target's seeds
+  seeds="../corpus/fuzz/${target%_fast}"
+  if [ -d "$seeds" ]; then
+    (cd "$seeds" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
   fi
 done

@@ -19,6 +19,7 @@ use super::spec::{AbortTiming, BoundaryScenario, CheckSpec, ToolSpec, TurnCall};
 use super::translate;
 use arbitrary::{Result, Unstructured};
 use serde_json::{json, Map, Value as Json};
+use toolgate_suite::fuzzing::Size;
 
 /// Tool names; a generated tool takes the one at its index, or (rarely) an
 /// earlier tool's, which the boundary must refuse (BOUNDARY-DUP-01).
@@ -100,16 +101,23 @@ const LENGTHS: [u64; 4] = [5, 5_000, 70_000, 1_000_000];
 /// Builds boundary scenarios from bytes.
 pub struct Generator<'u, 'a> {
     u: &'u mut Unstructured<'a>,
+    size: Size,
 }
 
 /// A generated scenario from `data` (an exhausted stream still gives one:
-/// the smallest).
+/// the smallest), its values at every size.
 pub fn scenario_from_bytes(data: &[u8]) -> BoundaryScenario {
+    scenario_of_size(data, Size::Hostile)
+}
+
+/// A generated scenario from `data`; with [`Size::Small`], its deep, wide
+/// and long values and its huge arguments keep their ordinary sizes.
+pub fn scenario_of_size(data: &[u8], size: Size) -> BoundaryScenario {
     let mut u = Unstructured::new(data);
     // every choice answers its minimum once the bytes run out, so this
     // cannot fail; the fallback keeps that a property of the code, not of
     // the arbitrary crate
-    Generator::new(&mut u)
+    Generator::sized(&mut u, size)
         .scenario()
         .unwrap_or_else(|_| BoundaryScenario {
             tools: Vec::new(),
@@ -120,7 +128,21 @@ pub fn scenario_from_bytes(data: &[u8]) -> BoundaryScenario {
 
 impl<'u, 'a> Generator<'u, 'a> {
     pub fn new(u: &'u mut Unstructured<'a>) -> Self {
-        Generator { u }
+        Generator::sized(u, Size::Hostile)
+    }
+
+    pub fn sized(u: &'u mut Unstructured<'a>, size: Size) -> Self {
+        Generator { u, size }
+    }
+
+    /// The sizes of a large family this generator draws from: all of them,
+    /// or the ordinary and the large one (the first two; not the sizes
+    /// that take a serializer's recursion or a result budget to its end).
+    fn sizes(&self, all: &'static [u64]) -> &'static [u64] {
+        match self.size {
+            Size::Hostile => all,
+            Size::Small => all.get(..2).unwrap_or(all),
+        }
     }
 
     /// True about once in `n`; false when the bytes have run out (so the
@@ -218,9 +240,9 @@ impl<'u, 'a> Generator<'u, 'a> {
             0..=3 => self.plain(3)?,
             4 => json!({"$": "cyclic"}),
             5 => json!({"$": self.pick(&["undefined", "function"])?}),
-            6 => json!({"$": "deep", "depth": self.pick(&DEPTHS)?}),
-            7 => json!({"$": "wide", "keys": self.pick(&KEYS)?}),
-            8 => json!({"$": "longString", "length": self.pick(&LENGTHS)?}),
+            6 => json!({"$": "deep", "depth": self.pick(self.sizes(&DEPTHS))?}),
+            7 => json!({"$": "wide", "keys": self.pick(self.sizes(&KEYS))?}),
+            8 => json!({"$": "longString", "length": self.pick(self.sizes(&LENGTHS))?}),
             9 => {
                 json!({"$": "bigint", "value": self.pick(&["0", "-1", "9007199254740993", "123456789012345678901234567890"])?})
             }
@@ -303,12 +325,13 @@ impl<'u, 'a> Generator<'u, 'a> {
                 other => json!({ "value": other }),
             },
             // huge arguments (BOUNDARY-ARGS-01): as a whole, or in a field
-            8 => self.pick(&[
+            8 if self.size == Size::Hostile => self.pick(&[
                 json!({"$": "deep", "depth": 100_000}),
                 json!({"$": "wide", "keys": 10_000}),
                 json!({"$": "deep", "depth": 3}),
             ])?,
-            _ => json!({"path": {"$": "longString", "length": self.pick(&LENGTHS)?}}),
+            8 => json!({"$": "deep", "depth": 3}),
+            _ => json!({"path": {"$": "longString", "length": self.pick(self.sizes(&LENGTHS))?}}),
         };
         Ok(TurnCall {
             id,

@@ -19,6 +19,7 @@ use super::judge::{Judge, Kind, RESULT_BYTES_BOUND};
 use super::mutants::{self, Subject};
 use super::spec::*;
 use super::BOUNDARY;
+use toolgate_suite::fuzzing::Mutants;
 
 /// What a check covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,6 +35,12 @@ fn observation_schema() -> Result<&'static jsonschema::Validator, String> {
 /// Checks everything above for `scenario`, which must decode; `Err` says
 /// what broke (with the scenario, so that it reproduces).
 pub fn check(scenario: &BoundaryScenario) -> Result<Covered, String> {
+    check_with(scenario, Mutants::Every)
+}
+
+/// [`check`], trying the observation mutants `mutants` says (a fast fuzz
+/// target tries one).
+pub fn check_with(scenario: &BoundaryScenario, mutants: Mutants) -> Result<Covered, String> {
     let show = || serde_json::to_string(scenario).unwrap_or_default();
     let fail = |what: String| Err(format!("{what}\nscenario: {}", show()));
     let judge = match Judge::new(scenario) {
@@ -68,20 +75,26 @@ pub fn check(scenario: &BoundaryScenario) -> Result<Covered, String> {
         reference: &reference,
     };
     let mut covered = Covered::default();
-    for mutant in mutants::ALL {
+    mutants.each(mutants::ALL.len(), |i| {
+        let Some(mutant) = mutants::ALL.get(i) else {
+            return Ok(false);
+        };
         let Some(broken) = (mutant.apply)(&subject) else {
-            continue;
+            return Ok(false);
         };
         let (violations, _) = judge.judge(&reference, &broken);
         if !mutant.expect.kept_by(&violations) {
             let said: Vec<String> = violations.iter().map(ToString::to_string).collect();
-            return fail(format!(
-                "the judge missed mutant {} (it must name {:?}); it said: {said:?}",
-                mutant.name, mutant.expect
+            return Err(format!(
+                "the judge missed mutant {} (it must name {:?}); it said: {said:?}\nscenario: {}",
+                mutant.name,
+                mutant.expect,
+                show()
             ));
         }
         covered.mutants.push(mutant.name);
-    }
+        Ok(true)
+    })?;
     Ok(covered)
 }
 

@@ -3,10 +3,15 @@
 //! seeds its corpus cases give it (what `fuzz_seeds` writes under
 //! `corpus/fuzz/`) and on every minimized finding (`corpus/regressions/`).
 //! A bug panics inside the oracle with what broke and the scenario that
-//! broke it; too few inputs checked fails the test.
+//! broke it; too few inputs checked fails the test. The fast target's
+//! oracle (one observation mutant per input) runs the same way, and the
+//! one-mutant check is held to reach, over its starting points, exactly
+//! the mutants the full check does.
 
+use std::collections::BTreeSet;
 use toolgate_corpus::{fuzz_replay, scenario_seed};
-use toolgate_pipeline::{fuzz_oracle, PIPELINE};
+use toolgate_pipeline::{fuzz_oracle, mutants, properties, PIPELINE};
+use toolgate_suite::fuzzing::Mutants;
 
 #[test]
 fn pipeline_oracle() {
@@ -19,4 +24,54 @@ fn pipeline_oracle() {
         190,
     );
     checked.unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn pipeline_fast_oracle() {
+    let checked = fuzz_replay(
+        &PIPELINE,
+        "pipeline_fast",
+        fuzz_oracle::pipeline_fast,
+        scenario_seed,
+        2000,
+        1900,
+    );
+    checked.unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// On every corpus scenario: the one-mutant check from each starting
+/// point tries at most one mutant, and together they try exactly the
+/// mutants the full check tries (so a fast target, whose inputs pick the
+/// start, leaves none out).
+#[test]
+fn one_mutant_per_input_reaches_every_mutant_of_the_full_check() {
+    let files = toolgate_corpus::of_suite(&PIPELINE).unwrap_or_else(|e| panic!("{e}"));
+    let mut scenarios = 0;
+    for (_, file) in files {
+        for case in file.cases {
+            let Ok(scenario) =
+                serde_json::from_value::<toolgate_pipeline::spec::PipelineScenario>(case.scenario)
+            else {
+                continue;
+            };
+            let Ok(full) = properties::check(&scenario) else {
+                continue;
+            };
+            let full: BTreeSet<&str> = full.mutants.into_iter().collect();
+            let mut union = BTreeSet::new();
+            for start in 0..mutants::ALL.len() {
+                let one = properties::check_with(&scenario, Mutants::OneFrom(start))
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                assert!(one.mutants.len() <= 1, "{}: {:?}", case.name, one.mutants);
+                assert_eq!(one.mutants.is_empty(), full.is_empty(), "{}", case.name);
+                union.extend(one.mutants);
+            }
+            assert_eq!(union, full, "{}", case.name);
+            scenarios += 1;
+        }
+    }
+    assert!(
+        scenarios >= 50,
+        "only {scenarios} corpus scenarios were checked"
+    );
 }

@@ -3,6 +3,15 @@
 //! reads JSON as a scenario of the suite and any other bytes through the
 //! suite's generator, then holds the suite's properties on it.
 //!
+//! A suite may have two targets over one oracle. The full one
+//! (`boundary`) draws every value family at every size ([`Size::Hostile`])
+//! and tries every observation mutant on each input ([`Mutants::Every`]):
+//! the rare 10^5-deep value or a judge run per mutant sets its pace (tens
+//! to hundreds of inputs a second). The fast one (`boundary_fast`) keeps
+//! values at their ordinary sizes ([`Size::Small`]) and tries one mutant
+//! per input, the input choosing which ([`Mutants::OneFrom`], [`pick`]),
+//! so that over many inputs every mutant is tried at about the cost of one.
+//!
 //! An oracle reports a bug by panicking: that is how libFuzzer learns of
 //! one. The fuzz targets in `fuzz/` are one call each; each suite's
 //! `tests/fuzz_oracle.rs` runs the same functions on seeded bytes, the seed
@@ -24,6 +33,68 @@ pub enum Verdict {
     Skipped(&'static str),
 }
 
+/// How large a generator lets its value families grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    /// Every family at every size, up to what a serializer's recursion or
+    /// a result budget does not survive (the full targets, the property
+    /// tests, `toolgate run --generate`).
+    Hostile,
+    /// Every family at its ordinary and large sizes, not the extreme ones
+    /// (the fast targets).
+    Small,
+}
+
+/// Which of a suite's observation mutants a property check tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutants {
+    /// Every one that fits (the property tests, the corpus, the full
+    /// targets).
+    Every,
+    /// The first that fits, going round from the one at this index (taken
+    /// modulo their number): a fast target's, whose input picks it.
+    OneFrom(usize),
+}
+
+impl Mutants {
+    /// Runs `try_one` on the indices of `count` mutants in this choice's
+    /// order until one fits (`try_one` answers `Ok(true)`) under
+    /// [`Mutants::OneFrom`], on all of them under [`Mutants::Every`]; the
+    /// first error ends it.
+    pub fn each(
+        self,
+        count: usize,
+        mut try_one: impl FnMut(usize) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        match self {
+            Mutants::Every => {
+                for i in 0..count {
+                    try_one(i)?;
+                }
+            }
+            Mutants::OneFrom(start) => {
+                for k in 0..count {
+                    if try_one((start + k) % count)? {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The mutant a fast target starts from for `data`: a hash of the whole
+/// input (FNV-1a), so that a change anywhere in it may move to another
+/// mutant and the inputs start from every one alike.
+pub fn pick(data: &[u8]) -> usize {
+    let hash = data.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    // the low bits are enough to choose among a few dozen mutants
+    (hash & 0xffff) as usize
+}
+
 /// The shape of a suite's target: input that starts as JSON is a scenario
 /// of the suite (skipped when it does not decode, or `usable` refuses it);
 /// any other bytes go to the suite's generator; then every property of
@@ -32,8 +103,8 @@ pub fn suite_target<S: serde::de::DeserializeOwned, Covered>(
     data: &[u8],
     not_a_scenario: &'static str,
     usable: impl Fn(&S) -> Result<(), &'static str>,
-    generate: fn(&[u8]) -> S,
-    check: fn(&S) -> Result<Covered, String>,
+    generate: impl Fn(&[u8]) -> S,
+    check: impl Fn(&S) -> Result<Covered, String>,
 ) -> Verdict {
     if data.len() > MAX_INPUT {
         return Verdict::Skipped("oversized");
@@ -84,4 +155,58 @@ pub fn replay<'a>(
         }
     }
     checked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pick, Mutants};
+
+    /// The indices `each` tries, stopping where `fits` says one fits.
+    fn tried(choice: Mutants, count: usize, fits: &[usize]) -> Vec<usize> {
+        let mut seen = Vec::new();
+        let done = choice.each(count, |i| {
+            seen.push(i);
+            Ok(fits.contains(&i))
+        });
+        assert_eq!(done, Ok(()));
+        seen
+    }
+
+    #[test]
+    fn every_tries_all_and_one_from_stops_at_the_first_that_fits() {
+        assert_eq!(tried(Mutants::Every, 4, &[1]), vec![0, 1, 2, 3]);
+        // from 2 (6 mod 4), round to the first that fits
+        assert_eq!(tried(Mutants::OneFrom(6), 4, &[1]), vec![2, 3, 0, 1]);
+        assert_eq!(tried(Mutants::OneFrom(1), 4, &[1, 2]), vec![1]);
+        // none fits: each is tried once
+        assert_eq!(tried(Mutants::OneFrom(3), 3, &[]), vec![0, 1, 2]);
+        assert_eq!(tried(Mutants::OneFrom(3), 0, &[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn an_error_ends_the_round() {
+        let mut seen = 0;
+        let done = Mutants::Every.each(5, |i| {
+            seen += 1;
+            if i == 2 {
+                Err("broken".to_string())
+            } else {
+                Ok(false)
+            }
+        });
+        assert_eq!(done, Err("broken".to_string()));
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn inputs_pick_every_mutant_of_57_alike() {
+        let mut hits = [0u32; 57];
+        for n in 0u32..57_000 {
+            if let Some(h) = hits.get_mut(pick(&n.to_le_bytes()) % 57) {
+                *h += 1;
+            }
+        }
+        // 1,000 each on average; a constant or clustered pick fails
+        assert!(hits.iter().all(|h| (800..1200).contains(h)), "{hits:?}");
+    }
 }
