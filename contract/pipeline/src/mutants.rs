@@ -50,7 +50,11 @@ impl Mutant {
             return None;
         }
         let broken = (self.apply)(s, o)?;
-        (serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok()).then_some(broken)
+        // values that differ differ in text; equal values may still differ
+        // in key order, which the judge reads
+        let changed =
+            broken != *o || serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok();
+        changed.then_some(broken)
     }
 }
 
