@@ -28,6 +28,7 @@
 use super::requirements as req;
 use super::spec::*;
 use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use toolgate_suite::Violation;
 
@@ -111,7 +112,9 @@ fn keys(v: &Json) -> Vec<&str> {
 /// invocation with its call, a provider call by index, a latch.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Label {
-    pub(super) name: String,
+    /// (borrowed for the fixed names: labels are made for every entry of
+    /// every observation a mutant or the judge looks through)
+    pub(super) name: Cow<'static, str>,
     pub(super) call: Option<String>,
 }
 
@@ -124,11 +127,35 @@ impl std::fmt::Display for Label {
     }
 }
 
+/// The labels of the events every run has, borrowed where a name is one.
+const EVENT_LABELS: [&str; 12] = [
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start:user",
+    "message_end:user",
+    "message_start:assistant",
+    "message_update:assistant",
+    "message_end:assistant",
+    "message_start",
+    "message_update",
+    "message_end",
+];
+
+fn known(name: String) -> Cow<'static, str> {
+    EVENT_LABELS
+        .iter()
+        .find(|l| **l == name)
+        .map_or(Cow::Owned(name), |l| Cow::Borrowed(l))
+}
+
 pub(super) fn label(entry: &TraceEntry) -> Label {
-    let of = |name: &str, call: Option<&str>| Label {
-        name: name.to_string(),
+    let of = |name: Cow<'static, str>, call: Option<&str>| Label {
+        name,
         call: call.map(str::to_string),
     };
+    let fixed = |name: &'static str| Cow::Borrowed(name);
     match entry {
         TraceEntry::Event { event } => {
             let ty = event.get("type").and_then(Json::as_str).unwrap_or("?");
@@ -136,9 +163,9 @@ pub(super) fn label(entry: &TraceEntry) -> Label {
             let message = event.get("message");
             let role = message.and_then(|m| m.get("role")).and_then(Json::as_str);
             match (ty, role) {
-                ("tool_execution_start", _) => of("start", call),
-                ("tool_execution_update", _) => of("update", call),
-                ("tool_execution_end", _) => of("end", call),
+                ("tool_execution_start", _) => of(fixed("start"), call),
+                ("tool_execution_update", _) => of(fixed("update"), call),
+                ("tool_execution_end", _) => of(fixed("end"), call),
                 ("message_start" | "message_end", Some("toolResult")) => {
                     let id = message.and_then(|m| m.get("toolCallId"));
                     let name = if ty == "message_start" {
@@ -146,12 +173,12 @@ pub(super) fn label(entry: &TraceEntry) -> Label {
                     } else {
                         "result_end"
                     };
-                    of(name, id.and_then(Json::as_str))
+                    of(fixed(name), id.and_then(Json::as_str))
                 }
                 ("message_start" | "message_update" | "message_end", Some(role)) => {
-                    of(&format!("{ty}:{role}"), None)
+                    of(known(format!("{ty}:{role}")), None)
                 }
-                _ => of(ty, None),
+                _ => of(known(ty.to_string()), None),
             }
         }
         TraceEntry::Invoke(inv) => {
@@ -163,20 +190,20 @@ pub(super) fn label(entry: &TraceEntry) -> Label {
                 Invocation::AfterToolCall { tool_call_id, .. } => ("afterToolCall", tool_call_id),
                 Invocation::Execute { tool_call_id, .. } => ("execute", tool_call_id),
                 Invocation::GetSteeringMessages { index } => {
-                    return of(&format!("getSteeringMessages:{index}"), None)
+                    return of(Cow::Owned(format!("getSteeringMessages:{index}")), None)
                 }
                 Invocation::GetFollowUpMessages { index } => {
-                    return of(&format!("getFollowUpMessages:{index}"), None)
+                    return of(Cow::Owned(format!("getFollowUpMessages:{index}")), None)
                 }
                 Invocation::ShouldStopAfterTurn { index } => {
-                    return of(&format!("shouldStopAfterTurn:{index}"), None)
+                    return of(Cow::Owned(format!("shouldStopAfterTurn:{index}")), None)
                 }
             };
-            of(name, Some(id))
+            of(fixed(name), Some(id))
         }
-        TraceEntry::Provider { index, .. } => of(&format!("provider:{index}"), None),
-        TraceEntry::Abort => of("abort", None),
-        TraceEntry::Release { latch } => of(&format!("release:{latch}"), None),
+        TraceEntry::Provider { index, .. } => of(Cow::Owned(format!("provider:{index}")), None),
+        TraceEntry::Abort => of(fixed("abort"), None),
+        TraceEntry::Release { latch } => of(Cow::Owned(format!("release:{latch}")), None),
     }
 }
 
@@ -703,7 +730,7 @@ impl<'a> Judging<'a> {
                     per_call
                         .entry((c.clone(), *turn))
                         .or_default()
-                        .push((l.name.clone(), n, m))
+                        .push((l.name.to_string(), n, m))
                 }
                 None if l.name == "abort" || l.name.starts_with("release:") => {
                     loose.push(format!("{l}: {n} expected, got {m}"))

@@ -80,7 +80,7 @@ impl<'a> Judging<'a> {
     }
 
     pub(super) fn event(&mut self, l: &Label, call: &str, x: &Json, y: &Json) {
-        match l.name.as_str() {
+        match l.name.as_ref() {
             "start" | "update" | "end" => {
                 if keys(x) != keys(y) {
                     self.name(
