@@ -8,10 +8,9 @@
 //! one-mutant check is held to reach, over its starting points, exactly
 //! the mutants the full check does.
 
-use std::collections::BTreeSet;
 use toolgate_boundary::{fuzz_oracle, mutants, properties, BOUNDARY};
 use toolgate_corpus::{fuzz_replay, scenario_seed};
-use toolgate_suite::fuzzing::{Mutants, Size};
+use toolgate_suite::fuzzing::{one_mutant_reaches_every_mutant, Size};
 
 #[test]
 fn boundary_oracle() {
@@ -46,37 +45,24 @@ fn boundary_fast_oracle() {
 #[test]
 fn one_mutant_per_input_reaches_every_mutant_of_the_full_check() {
     let files = toolgate_corpus::of_suite(&BOUNDARY).unwrap_or_else(|e| panic!("{e}"));
-    let mut scenarios = 0;
-    for (_, file) in files {
-        for case in file.cases {
-            // the fast target's scenarios (the 10^6-key ones take seconds
-            // per check, and the full target is theirs)
-            if fuzz_oracle::too_large_to_fuzz(&case.scenario, Size::Small) {
-                continue;
-            }
-            let Ok(scenario) =
+    let scenarios = files
+        .into_iter()
+        .flat_map(|(_, file)| file.cases)
+        // the fast target's scenarios (the 10^6-key ones take seconds per
+        // check, and the full target is theirs)
+        .filter(|case| !fuzz_oracle::too_large_to_fuzz(&case.scenario, Size::Small))
+        .filter_map(|case| {
+            let scenario =
                 serde_json::from_value::<toolgate_boundary::BoundaryScenario>(case.scenario)
-            else {
-                continue;
-            };
-            let Ok(full) = properties::check(&scenario) else {
-                continue;
-            };
-            let full: BTreeSet<&str> = full.mutants.into_iter().collect();
-            let mut union = BTreeSet::new();
-            for start in 0..mutants::ALL.len() {
-                let one = properties::check_with(&scenario, Mutants::OneFrom(start))
-                    .unwrap_or_else(|e| panic!("{}: {e}", case.name));
-                assert!(one.mutants.len() <= 1, "{}: {:?}", case.name, one.mutants);
-                assert_eq!(one.mutants.is_empty(), full.is_empty(), "{}", case.name);
-                union.extend(one.mutants);
-            }
-            assert_eq!(union, full, "{}", case.name);
-            scenarios += 1;
-        }
-    }
+                    .ok()?;
+            Some((case.name, scenario))
+        });
+    let checked = one_mutant_reaches_every_mutant(scenarios, mutants::ALL.len(), |s, m| {
+        properties::check_with(s, m).map(|c| c.mutants)
+    });
+    let checked = checked.unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        scenarios >= 50,
-        "only {scenarios} corpus scenarios were checked"
+        checked >= 50,
+        "only {checked} corpus scenarios were checked"
     );
 }

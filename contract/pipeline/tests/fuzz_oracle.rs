@@ -8,10 +8,9 @@
 //! one-mutant check is held to reach, over its starting points, exactly
 //! the mutants the full check does.
 
-use std::collections::BTreeSet;
 use toolgate_corpus::{fuzz_replay, scenario_seed};
 use toolgate_pipeline::{fuzz_oracle, mutants, properties, PIPELINE};
-use toolgate_suite::fuzzing::Mutants;
+use toolgate_suite::fuzzing::one_mutant_reaches_every_mutant;
 
 #[test]
 fn pipeline_oracle() {
@@ -46,32 +45,21 @@ fn pipeline_fast_oracle() {
 #[test]
 fn one_mutant_per_input_reaches_every_mutant_of_the_full_check() {
     let files = toolgate_corpus::of_suite(&PIPELINE).unwrap_or_else(|e| panic!("{e}"));
-    let mut scenarios = 0;
-    for (_, file) in files {
-        for case in file.cases {
-            let Ok(scenario) =
+    let scenarios = files
+        .into_iter()
+        .flat_map(|(_, file)| file.cases)
+        .filter_map(|case| {
+            let scenario =
                 serde_json::from_value::<toolgate_pipeline::spec::PipelineScenario>(case.scenario)
-            else {
-                continue;
-            };
-            let Ok(full) = properties::check(&scenario) else {
-                continue;
-            };
-            let full: BTreeSet<&str> = full.mutants.into_iter().collect();
-            let mut union = BTreeSet::new();
-            for start in 0..mutants::ALL.len() {
-                let one = properties::check_with(&scenario, Mutants::OneFrom(start))
-                    .unwrap_or_else(|e| panic!("{}: {e}", case.name));
-                assert!(one.mutants.len() <= 1, "{}: {:?}", case.name, one.mutants);
-                assert_eq!(one.mutants.is_empty(), full.is_empty(), "{}", case.name);
-                union.extend(one.mutants);
-            }
-            assert_eq!(union, full, "{}", case.name);
-            scenarios += 1;
-        }
-    }
+                    .ok()?;
+            Some((case.name, scenario))
+        });
+    let checked = one_mutant_reaches_every_mutant(scenarios, mutants::ALL.len(), |s, m| {
+        properties::check_with(s, m).map(|c| c.mutants)
+    });
+    let checked = checked.unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        scenarios >= 50,
-        "only {scenarios} corpus scenarios were checked"
+        checked >= 50,
+        "only {checked} corpus scenarios were checked"
     );
 }

@@ -84,6 +84,46 @@ impl Mutants {
     }
 }
 
+/// What a fast target relies on, checked on `scenarios` (named): for each
+/// scenario the full check passes, the one-mutant check from every
+/// starting point below `count` tries at most one mutant, tries one
+/// exactly when the full check tried any, and together they try exactly
+/// the full check's mutants. `check` answers the mutants a check tried.
+/// Returns how many scenarios were checked; the error names the scenario
+/// and what failed.
+pub fn one_mutant_reaches_every_mutant<S>(
+    scenarios: impl IntoIterator<Item = (String, S)>,
+    count: usize,
+    check: impl Fn(&S, Mutants) -> Result<Vec<&'static str>, String>,
+) -> Result<usize, String> {
+    use std::collections::BTreeSet;
+    let mut checked = 0;
+    for (name, scenario) in scenarios {
+        let Ok(full) = check(&scenario, Mutants::Every) else {
+            continue;
+        };
+        let full: BTreeSet<&str> = full.into_iter().collect();
+        let mut union = BTreeSet::new();
+        for start in 0..count {
+            let one =
+                check(&scenario, Mutants::OneFrom(start)).map_err(|e| format!("{name}: {e}"))?;
+            if one.len() > 1 || one.is_empty() != full.is_empty() {
+                return Err(format!(
+                    "{name}: from {start}, the one-mutant check tried {one:?}; the full check {full:?}"
+                ));
+            }
+            union.extend(one);
+        }
+        if union != full {
+            return Err(format!(
+                "{name}: the one-mutant checks tried {union:?}, the full check {full:?}"
+            ));
+        }
+        checked += 1;
+    }
+    Ok(checked)
+}
+
 /// The mutant a fast target starts from for `data`: a hash of the whole
 /// input (FNV-1a), so that a change anywhere in it may move to another
 /// mutant and the inputs start from every one alike.
