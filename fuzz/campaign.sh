@@ -93,7 +93,8 @@ for t in $targets; do
     findings=$((findings + 1))
     name=$(basename "$crash")
     "${fuzz[@]}" tmin "${flags[@]}" "$t" "$crash" -- -runs=2000 >"$logs/$t.$name.tmin.log" 2>&1 || true
-    minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1)
+    # (none when tmin could not reproduce it: the original is kept)
+    minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1 || true)
     mkdir -p "../corpus/findings/$t"
     cp "${minimized:-$crash}" "../corpus/findings/$t/$name"
     # the artifact is kept in corpus/findings/, not found again next night
