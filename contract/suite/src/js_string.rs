@@ -122,6 +122,41 @@ pub enum StrRef<'a> {
     Utf16(&'a [u16]),
 }
 
+/// 1 for the bytes a JSON string holds as themselves: printable ASCII
+/// other than `"` and `\`.
+// `b` stays under 0x7F: the index cannot panic (and `get_mut` is no const fn)
+#[allow(clippy::indexing_slicing)]
+static PLAIN_ASCII: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0x20;
+    while b < 0x7F {
+        if b != b'"' as usize && b != b'\\' as usize {
+            table[b] = 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Length of the leading run of `units` whose `plain` is 1.
+#[inline]
+fn plain_run<T: Copy>(units: &[T], plain: impl Fn(T) -> u8) -> usize {
+    let mut n = 0;
+    let mut chunks = units.chunks_exact(8);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(1, |all, &u| all & plain(u)) == 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + units
+        .get(n..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&u| plain(u) == 1)
+        .count()
+}
+
 impl<'a> StrRef<'a> {
     /// The string code point by code point, lone surrogates kept apart.
     #[inline]
@@ -135,19 +170,30 @@ impl<'a> StrRef<'a> {
     /// Length of the leading run of printable ASCII other than `"` and `\`
     /// (what a quoted string writes as is: one code unit, one byte, one code
     /// point each), looking at no more than `limit` of them.
+    ///
+    /// Eight units at a time through a table and bitwise AND, one branch per
+    /// eight: the serializer spends most of its time here, and under a
+    /// fuzzer's compare tracing a compare per unit cost more than half of an
+    /// execution (perf, 2026-12-05).
     #[inline]
     pub fn plain_ascii_run(self, limit: usize) -> usize {
-        #[inline]
-        fn plain(unit: u16) -> bool {
-            (0x20..0x7F).contains(&unit) && unit != 0x22 && unit != 0x5C
-        }
         match self {
-            StrRef::Utf8(s) => s
-                .bytes()
-                .take(limit)
-                .take_while(|&b| plain(u16::from(b)))
-                .count(),
-            StrRef::Utf16(u) => u.iter().take(limit).take_while(|&&c| plain(c)).count(),
+            StrRef::Utf8(s) => {
+                let bytes = s.as_bytes();
+                plain_run(bytes.get(..limit).unwrap_or(bytes), |b| {
+                    // a u8 index of a 256-entry table: no bounds check remains
+                    PLAIN_ASCII.get(usize::from(b)).copied().unwrap_or(0)
+                })
+            }
+            StrRef::Utf16(u) => plain_run(u.get(..limit).unwrap_or(u), |unit| {
+                // 1 for a unit under 0x80 (the borrow of `unit - 0x80`), without a compare
+                let ascii = (u32::from(unit).wrapping_sub(0x80) >> 31) as u8;
+                PLAIN_ASCII
+                    .get(usize::from(unit & 0x7F))
+                    .copied()
+                    .unwrap_or(0)
+                    & ascii
+            }),
         }
     }
 
@@ -775,6 +821,53 @@ mod tests {
         assert_eq!(StrRef::Utf8("\u{7F}").plain_ascii_run(9), 0);
         let units: Vec<u16> = "ab\ncd".encode_utf16().collect();
         assert_eq!(StrRef::Utf16(&units).plain_ascii_run(9), 2);
+    }
+
+    #[test]
+    fn plain_ascii_run_agrees_with_the_unit_by_unit_predicate() {
+        fn plain(unit: u16) -> bool {
+            (0x20..0x7F).contains(&unit) && unit != 0x22 && unit != 0x5C
+        }
+        // units drawn mostly plain, so that runs cross the eight-unit chunks
+        let odd: [u16; 9] = [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xE9, 0x120, 0xD83D, 0x0A];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        let mut checked = 0;
+        for _ in 0..3000 {
+            let len = next(40) as usize;
+            let units: Vec<u16> = (0..len)
+                .map(|_| match next(12) {
+                    0 => odd[next(9) as usize],
+                    _ => 0x20 + next(0x5F) as u16,
+                })
+                .collect();
+            let limit = [usize::MAX, 0, 7, 8, 9, 16, next(40) as usize][next(7) as usize];
+            let expected = units.iter().take(limit).take_while(|&&u| plain(u)).count();
+            assert_eq!(
+                StrRef::Utf16(&units).plain_ascii_run(limit),
+                expected,
+                "{units:?} {limit}"
+            );
+            if let Ok(text) = String::from_utf16(&units) {
+                let bytes = text
+                    .bytes()
+                    .take(limit)
+                    .take_while(|&b| plain(u16::from(b)))
+                    .count();
+                assert_eq!(
+                    StrRef::Utf8(&text).plain_ascii_run(limit),
+                    bytes,
+                    "{text:?} {limit}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

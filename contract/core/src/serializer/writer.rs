@@ -12,6 +12,8 @@ pub(crate) struct Writer {
     /// Byte length of `out` when it held [`TRUNCATED_PREFIX`] code points.
     prefix_bytes: Option<usize>,
     truncated: bool,
+    /// A run of UTF-16 ASCII as bytes, on its way into `out`.
+    ascii: Vec<u8>,
 }
 
 impl Writer {
@@ -87,8 +89,14 @@ impl Writer {
         match s {
             StrRef::Utf8(text) => self.out.push_str(text.get(..n).unwrap_or_default()),
             StrRef::Utf16(units) => {
+                // narrowed into bytes and appended as one `str`: a char
+                // at a time costs a compare per unit (under a fuzzer's
+                // tracing, a call per unit)
                 let run = units.get(..n).unwrap_or_default();
-                self.out.extend(run.iter().map(|&u| char::from(u as u8)));
+                self.ascii.clear();
+                self.ascii.extend(run.iter().map(|&u| u as u8));
+                self.out
+                    .push_str(std::str::from_utf8(&self.ascii).unwrap_or_default());
             }
         }
         self.code_points += n;
