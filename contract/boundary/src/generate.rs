@@ -259,7 +259,15 @@ impl<'u, 'a> Generator<'u, 'a> {
                 1 => json!({"$": "set", "items": ["a", 1]}),
                 _ => json!({"$": "bytes", "length": self.pick(&[0u64, 3, 4096])?}),
             },
-            _ => json!({"data": self.value()?, "ok": true}),
+            // built in place: `json!` would copy the nested value again at
+            // every level (it serializes what it is given), quadratic in a
+            // chain of these, which a stream of high bytes makes
+            _ => {
+                let mut wrapper = Map::new();
+                wrapper.insert("data".into(), self.value()?);
+                wrapper.insert("ok".into(), Json::Bool(true));
+                Json::Object(wrapper)
+            }
         })
     }
 

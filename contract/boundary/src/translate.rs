@@ -263,6 +263,19 @@ struct Nodes {
     nodes: Map<String, Json>,
 }
 
+/// `{"$": tag, ...entries}`, built in place. Not `json!`: it serializes
+/// each value it is given (`to_value(&v)`), which copied every nested
+/// level's subtree again, quadratic in depth, and took 63% of the
+/// `boundary_fast` target's time on its working corpus (perf, 2026-12-05).
+fn tagged<const N: usize>(tag: &str, entries: [(&str, Json); N]) -> Json {
+    let mut o = Map::new();
+    o.insert("$".into(), Json::from(tag));
+    for (key, value) in entries {
+        o.insert(key.into(), value);
+    }
+    Json::Object(o)
+}
+
 impl Nodes {
     fn name(&mut self, prefix: &str, node: Json) -> Json {
         let name = format!("{prefix}{}", self.nodes.len());
@@ -274,13 +287,13 @@ impl Nodes {
     fn value(&mut self, v: &Json) -> Json {
         match v {
             Json::Array(items) => {
-                json!({"$": "array", "items": items.iter().map(|i| self.value(i)).collect::<Vec<_>>()})
+                let items = items.iter().map(|i| self.value(i)).collect();
+                tagged("array", [("items", Json::Array(items))])
             }
             Json::Object(o) => match o.get("$").and_then(Json::as_str) {
                 None => {
-                    let props: Map<String, Json> =
-                        o.iter().map(|(k, v)| (k.clone(), self.value(v))).collect();
-                    json!({"$": "object", "props": props})
+                    let props = o.iter().map(|(k, v)| (k.clone(), self.value(v))).collect();
+                    tagged("object", [("props", Json::Object(props))])
                 }
                 Some(tag) => self.family(tag, o),
             },
@@ -338,14 +351,15 @@ impl Nodes {
     fn literal(&mut self, v: &Json) -> Json {
         match v {
             Json::Array(items) => {
-                json!({"$": "array", "items": items.iter().map(|i| self.literal(i)).collect::<Vec<_>>()})
+                let items = items.iter().map(|i| self.literal(i)).collect();
+                tagged("array", [("items", Json::Array(items))])
             }
             Json::Object(o) => {
-                let props: Map<String, Json> = o
+                let props = o
                     .iter()
                     .map(|(k, v)| (k.clone(), self.literal(v)))
                     .collect();
-                json!({"$": "object", "props": props})
+                tagged("object", [("props", Json::Object(props))])
             }
             other => other.clone(),
         }
@@ -365,13 +379,15 @@ impl Nodes {
     /// The executor function node of a behaviour.
     fn executor(&mut self, b: &Behaviour) -> Json {
         match b {
-            Behaviour::Returns(v) => json!({"$": "function", "returns": self.value(v)}),
+            Behaviour::Returns(v) => tagged("function", [("returns", self.value(v))]),
             Behaviour::Resolves(v) => {
-                json!({"$": "function", "returns": {"$": "promise", "fulfilled": self.value(v)}})
+                let promise = tagged("promise", [("fulfilled", self.value(v))]);
+                tagged("function", [("returns", promise)])
             }
-            Behaviour::Throws(t) => json!({"$": "function", "throws": self.thrown(t)}),
+            Behaviour::Throws(t) => tagged("function", [("throws", self.thrown(t))]),
             Behaviour::Rejects(t) => {
-                json!({"$": "function", "returns": {"$": "promise", "rejected": self.thrown(t)}})
+                let promise = tagged("promise", [("rejected", self.thrown(t))]);
+                tagged("function", [("returns", promise)])
             }
             Behaviour::Pending { rejects_on_abort } => {
                 let promise = if *rejects_on_abort {

@@ -21,7 +21,7 @@ pub fn pipeline(data: &[u8]) -> Verdict {
 
 /// The fast pipeline target: [`pipeline`] trying one observation mutant
 /// per input, the input choosing it (the generator has no sizes to
-/// bound: a judge run per mutant, 57 of them, is what sets the full
+/// bound: a judge run per mutant, 59 of them, is what sets the full
 /// target's pace).
 pub fn pipeline_fast(data: &[u8]) -> Verdict {
     target(data, Mutants::OneFrom(pick(data)))

@@ -481,6 +481,13 @@ fn thrown_text(t: &Thrown) -> Option<String> {
 
 /// Whether a run that ended `end` was rejected by an event listener: a
 /// `reject` trigger of the scenario threw what the run rejected with.
+/// Whether a case is about what goes in the transcript: it queues steering
+/// or follow-up messages, or records the hooks' context. Only there is a
+/// message of a role the loop never makes judged (`leading_messages`).
+pub(super) fn about_the_transcript(s: &PipelineScenario) -> bool {
+    s.config.steering.is_some() || s.config.follow_up.is_some() || s.hook_context
+}
+
 pub(super) fn rejected_by_a_listener(s: &PipelineScenario, end: &RunEnd) -> bool {
     let RunEnd::Rejected { message, .. } = end else {
         return false;

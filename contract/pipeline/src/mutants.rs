@@ -12,7 +12,7 @@
 //! implementation runs the scenario too. `edit` holds what they read and
 //! edit.
 
-use super::judge::{label, rejected_by_a_listener};
+use super::judge::{about_the_transcript, label, rejected_by_a_listener};
 use super::requirements as req;
 use super::spec::*;
 use serde_json::{json, Map, Value as Json};
@@ -36,8 +36,11 @@ use edit::*;
 
 impl Mutant {
     /// The broken observation where the mutant fits `o` and changes it:
-    /// not where a tool turn repeats a call id (a mutant edits a call by
-    /// its id, so which call it broke would be ambiguous), nor where a
+    /// not where the run starts two calls with one id, in one tool turn or
+    /// in two (a mutant finds and edits a call by its id, so which call it
+    /// broke would be ambiguous: found by the `pipeline_fast` target on
+    /// 2026-12-05, a refused call reusing the id of a call cut by `length`
+    /// a turn before, whose inserted `execute` landed in the cut call), nor where a
     /// `prepareArguments` entry names another call than the one it ran for
     /// (the judge reads where pi stopped a call from the entries naming
     /// it), nor where it happens to change nothing.
@@ -58,21 +61,19 @@ impl Mutant {
     }
 }
 
-/// Whether a tool turn (from one model call to the next) starts two calls
-/// with one id.
+/// Whether the run starts two calls with one id (in one tool turn, or in
+/// two).
 fn repeats_a_call_id(o: &PipelineObservation) -> bool {
     let mut seen: Vec<&str> = Vec::new();
     for entry in &o.trace {
-        match entry {
-            TraceEntry::Provider { .. } => seen.clear(),
-            TraceEntry::Event { event } if event["type"] == "tool_execution_start" => {
+        if let TraceEntry::Event { event } = entry {
+            if event["type"] == "tool_execution_start" {
                 let id = event["toolCallId"].as_str().unwrap_or_default();
                 if seen.contains(&id) {
                     return true;
                 }
                 seen.push(id);
             }
-            _ => {}
         }
     }
     false
@@ -1130,6 +1131,28 @@ pub const ALL: &[Mutant] = &[
                 p.as_object_mut()?.insert(k, Json::Null);
             }
             Some(with_params(o, &id, p))
+        },
+    },
+    Mutant {
+        id: "a-leading-system-message-in-a-transcript-case",
+        description: "a message of a role the loop never makes (a `system` message, as pi 1.6's `toolsAdded`) leads the run's messages, in a case about the transcript",
+        expect: Expect::Exactly(&[req::ORDER_01]),
+        apply: |s, o| {
+            if !about_the_transcript(s) {
+                return None;
+            }
+            with_a_leading_system_message(o)
+        },
+    },
+    Mutant {
+        id: "a-leading-system-message-elsewhere",
+        description: "the same leading `system` message in a case not about the transcript, where the judge leaves messages of a role the loop never makes out of every projection",
+        expect: Expect::Nothing,
+        apply: |s, o| {
+            if about_the_transcript(s) {
+                return None;
+            }
+            with_a_leading_system_message(o)
         },
     },
 ];

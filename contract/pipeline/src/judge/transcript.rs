@@ -332,8 +332,7 @@ impl<'a> Judging<'a> {
     /// Whether the case is about what goes in the transcript: it queues
     /// steering or follow-up messages, or records the hooks' context.
     fn about_the_transcript(&self) -> bool {
-        let config = &self.s.config;
-        config.steering.is_some() || config.follow_up.is_some() || self.s.hook_context
+        about_the_transcript(self.s)
     }
 
     /// The messages the run resolved with.

@@ -386,3 +386,37 @@ pub(super) fn calls_in_assistant_messages(o: &Obs, call: &str) -> usize {
         })
         .count()
 }
+
+/// `o` with one `system` message leading the run's messages, as pi 1.6
+/// leads them with its `toolsAdded` message: its start and end events
+/// before the user message's, first in every model call's context, in
+/// `agent_end`'s messages and in the resolved messages. `None` without a
+/// user message.
+pub(super) fn with_a_leading_system_message(o: &Obs) -> Option<Obs> {
+    let system = json!({"role": "system", "content": [{"type": "text", "text": "tools added"}]});
+    let user = o.trace.iter().position(|e| {
+        matches!(e, TraceEntry::Event { event }
+            if event["type"] == "message_start"
+                && event.get("message").and_then(|m| m.get("role")) == Some(&json!("user")))
+    })?;
+    let mut m = o.clone();
+    for (k, kind) in ["message_start", "message_end"].into_iter().enumerate() {
+        let event = json!({"type": kind, "message": system.clone()});
+        m.trace.insert(user + k, TraceEntry::Event { event });
+    }
+    for entry in &mut m.trace {
+        match entry {
+            TraceEntry::Provider { messages, .. } => messages.insert(0, "system".into()),
+            TraceEntry::Event { event } if event["type"] == "agent_end" => {
+                if let Some(Json::Array(ms)) = event.get_mut("messages") {
+                    ms.insert(0, system.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(ms) = &mut m.messages {
+        ms.insert(0, system);
+    }
+    Some(m)
+}
