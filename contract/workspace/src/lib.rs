@@ -31,6 +31,7 @@ pub mod fuzz_oracle;
 pub mod generate;
 pub mod judge;
 pub mod model;
+pub mod mutants;
 pub mod node_text;
 #[cfg(feature = "fuzzing")]
 pub mod properties;

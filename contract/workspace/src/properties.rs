@@ -1,7 +1,9 @@
 //! What holds for every workspace scenario of read and write calls (the
 //! property tests and the fuzz target draw them from `generate`):
 //! - the reference observes it within the observation schema, and its own
-//!   judge passes it;
+//!   judge passes it, passes it in a real tool's own words on the portable
+//!   projection, and names a requirement for every edit of it
+//!   (`mutants`), exact and portable;
 //! - nothing outside the root is created, changed or removed: the tree
 //!   outside the root afterwards is the tree made before the calls;
 //! - no read returns what lies outside the root: no result holds
@@ -17,7 +19,7 @@ use super::boundary::{workspace_path, RealFs};
 use super::generate::OUTSIDE_MARK;
 use super::model::ModelFs;
 use super::spec::{Tool, WorkspaceScenario, BASE_VARIABLE};
-use super::{judge, reference, WORKSPACE};
+use super::{judge, mutants, race, reference, WORKSPACE};
 use toolgate_suite::fs_tree::{node_resolve, resolve_in_tree, tree_dirname, Base, Snapshot};
 use toolgate_suite::{encode, observation_validator};
 
@@ -37,6 +39,7 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), String> {
     if !self_judged.violations.is_empty() {
         return Err(format!("its own judge: {:?}", self_judged.violations));
     }
+    judge_names_every_edit(scenario, &observation)?;
 
     let base = Base::new("toolgate-ws-model-").map_err(|e| e.to_string())?;
     let mut model = ModelFs::with_base(base.path());
@@ -133,4 +136,38 @@ fn links_leave_the_base(scenario: &WorkspaceScenario) -> bool {
             resolve_in_tree(tree_dirname(&e.path), target, BASE_VARIABLE).is_none()
         })
     })
+}
+
+/// The judge on the edits of `observation` ([`mutants`]): each named by a
+/// requirement, none unnamed, and the observation in a tool's own words
+/// passed. A scenario with a swap is judged by `race`, whose edits are the
+/// corpus tests'.
+fn judge_names_every_edit(
+    scenario: &WorkspaceScenario,
+    observation: &super::spec::WorkspaceObservation,
+) -> Result<(), String> {
+    if race::is_raced(scenario) {
+        return Ok(());
+    }
+    let own = mutants::in_other_words(scenario, observation);
+    let passed = judge::judge(scenario, observation, &own);
+    if !passed.violations.is_empty() {
+        return Err(format!(
+            "the judge on the observation in a tool's own words (portable): {:?}",
+            passed.violations
+        ));
+    }
+    let edits = mutants::exact(observation)
+        .into_iter()
+        .chain(mutants::portable(scenario, observation));
+    for (what, edited) in edits {
+        let j = judge::judge(scenario, observation, &edited);
+        if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
+            return Err(format!(
+                "the judge on an edit ({what}) names {:?}",
+                j.violations
+            ));
+        }
+    }
+    Ok(())
 }

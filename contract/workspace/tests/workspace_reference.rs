@@ -12,9 +12,9 @@ use toolgate_suite::fs_tree::{snapshot_of_entries, EntryKind, Snapshot};
 use toolgate_suite::js_string::JsString;
 use toolgate_suite::SuiteDef;
 use toolgate_workspace::spec::{
-    CallResult, Grading, Returned, Text, Thrown, Tool, WorkspaceObservation, WorkspaceScenario,
+    CallResult, Grading, Text, Thrown, Tool, WorkspaceObservation, WorkspaceScenario,
 };
-use toolgate_workspace::{judge::judge, requirements, WORKSPACE};
+use toolgate_workspace::{judge::judge, mutants, requirements, WORKSPACE};
 
 /// The fewest workspace cases the corpus may hold (issue 16: 150).
 const AT_LEAST: usize = 150;
@@ -111,47 +111,6 @@ fn scenarios_and_observations_round_trip() {
     }
 }
 
-fn text(s: &str) -> Text {
-    Text(JsString::new(s))
-}
-
-/// Edits of an observation, as data: each is what a broken implementation
-/// could give.
-fn edits(o: &WorkspaceObservation) -> Vec<(String, WorkspaceObservation)> {
-    let mut out = Vec::new();
-    for (i, r) in o.results.iter().enumerate() {
-        let mut changed = o.clone();
-        changed.results[i] = match r {
-            CallResult::Returned(r) => CallResult::Returned(Returned {
-                content: text(&format!("{}!", r.content.0.to_string_lossy())),
-                is_error: r.is_error,
-            }),
-            CallResult::Thrown(_) => CallResult::error("x"),
-        };
-        out.push((format!("result {i}: content"), changed));
-        let mut flipped = o.clone();
-        if let CallResult::Returned(r) = &mut flipped.results[i] {
-            r.is_error = !r.is_error;
-        }
-        out.push((format!("result {i}: isError"), flipped));
-        let mut thrown = o.clone();
-        thrown.results[i] = CallResult::Thrown(Thrown {
-            thrown: Text(r.text().clone()),
-        });
-        out.push((format!("result {i}: thrown"), thrown));
-    }
-    for i in 0..o.tree.len() {
-        let mut gone = o.clone();
-        gone.tree.remove(i);
-        out.push((format!("tree {i}: removed"), gone));
-    }
-    let mut made = o.clone();
-    made.tree
-        .push(Snapshot::file("outside/made-by-the-call".into(), b"x"));
-    out.push(("a file made outside".into(), made));
-    out
-}
-
 #[test]
 fn every_edit_of_a_recorded_observation_is_named() {
     let mut unnamed = Vec::new();
@@ -164,7 +123,7 @@ fn every_edit_of_a_recorded_observation_is_named() {
             "{}: its own judge",
             c.id
         );
-        for (what, edited) in edits(&o) {
+        for (what, edited) in mutants::exact(&o) {
             let j = judge(&s, &o, &edited);
             if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
                 unnamed.push(format!("{} ({what}): {:?}", c.id, j.violations));
@@ -204,67 +163,18 @@ fn a_change_outside_the_root_is_ws_path_06() {
     );
 }
 
-/// A recorded observation as a real tool with its own words would give
-/// it: every message replaced, every allowed read wrapped in the tool's
-/// own notices, graded `portable`.
-fn in_other_words(s: &WorkspaceScenario, o: &WorkspaceObservation) -> WorkspaceObservation {
-    let mut out = o.clone();
-    out.grading = Grading::Portable;
-    for (call, r) in s.calls.iter().zip(out.results.iter_mut()) {
-        if let CallResult::Returned(r) = r {
-            r.content = if call.tool == Tool::Read && !r.is_error {
-                text(&format!(
-                    "[a notice]\n{}\n[another]",
-                    r.content.0.to_string_lossy()
-                ))
-            } else {
-                text("in the tool's own words")
-            };
-        }
-    }
-    out
-}
-
 #[test]
 fn the_portable_projection_ignores_the_wording_and_names_every_other_edit() {
     let mut wrong = Vec::new();
     for c in cases().into_iter().filter(|c| !raced(c)) {
         let s = scenario(&c.scenario);
         let o = observation(&c.expect);
-        let own = in_other_words(&s, &o);
+        let own = mutants::in_other_words(&s, &o);
         let j = judge(&s, &o, &own);
         if !j.violations.is_empty() {
             wrong.push(format!("{} (other words): {:?}", c.id, j.violations));
         }
-        let mut edited = Vec::new();
-        for (i, r) in own.results.iter().enumerate() {
-            let CallResult::Returned(r) = r else { continue };
-            let mut flipped = own.clone();
-            flipped.results[i] = CallResult::Returned(Returned {
-                is_error: !r.is_error,
-                ..r.clone()
-            });
-            edited.push((format!("result {i}: outcome flipped"), flipped));
-            let mut thrown = own.clone();
-            thrown.results[i] = CallResult::Thrown(Thrown {
-                thrown: r.content.clone(),
-            });
-            edited.push((format!("result {i}: thrown"), thrown));
-            let read = &o.results[i];
-            if s.calls[i].tool == Tool::Read && !r.is_error && read.text().len_units() > 1 {
-                let mut other = own.clone();
-                other.results[i] = CallResult::ok("another file's text");
-                edited.push((format!("result {i}: another text"), other));
-            }
-        }
-        let mut outside = own.clone();
-        outside.outside.push("rename $BASE/ws.1a2b.tmp".into());
-        edited.push(("a transient file outside".into(), outside));
-        for i in 0..own.tree.len() {
-            let mut gone = own.clone();
-            gone.tree.remove(i);
-            edited.push((format!("tree {i}: removed"), gone));
-        }
+        let edited = mutants::portable(&s, &o);
         for (what, e) in edited {
             let j = judge(&s, &o, &e);
             if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
@@ -297,10 +207,10 @@ fn on_the_projection_an_escape_allowed_is_ws_path_03_and_a_change_outside_ws_pat
             .map(|v| v.requirement.clone())
             .collect::<Vec<_>>()
     };
-    let mut leaked = in_other_words(&s, &o);
+    let mut leaked = mutants::in_other_words(&s, &o);
     leaked.results[0] = CallResult::ok("secret");
     assert_eq!(named(&leaked), vec![Some(requirements::PATH_03.to_owned())]);
-    let mut refused = in_other_words(&s, &o);
+    let mut refused = mutants::in_other_words(&s, &o);
     assert!(named(&refused).is_empty());
     refused.outside.push("rename $BASE/../x".into());
     assert_eq!(
@@ -381,7 +291,7 @@ fn a_swapped_call_is_warned_when_it_goes_outside_and_noted_when_it_refuses() {
             check(&format!("call {i} refused"), &refused, rest.clone());
             let mut thrown = o.clone();
             thrown.results[i] = CallResult::Thrown(Thrown {
-                thrown: text("boom"),
+                thrown: Text(JsString::new("boom")),
             });
             let mut want = vec![requirements::RESULT_01];
             want.extend(rest.iter().copied());
