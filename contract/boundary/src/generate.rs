@@ -99,6 +99,13 @@ const KEYS: [u64; 3] = [3, 300, 10_000];
 const LENGTHS: [u64; 4] = [5, 5_000, 70_000, 1_000_000];
 
 /// Builds boundary scenarios from bytes.
+/// The most `{"data": ..., "ok": true}` wrappers around a generated value:
+/// without a bound a stream of high bytes nested them as deep as it was
+/// long (thousands of levels: the `boundary_fast` target's stack overflowed
+/// on 2026-12-05), deeper than a case file can hold (JSON is read to 128
+/// levels).
+const MAX_WRAPPERS: u8 = 16;
+
 pub struct Generator<'u, 'a> {
     u: &'u mut Unstructured<'a>,
     size: Size,
@@ -236,6 +243,12 @@ impl<'u, 'a> Generator<'u, 'a> {
     /// A tool's output: plain JSON, a hostile family, or plain JSON
     /// holding one.
     fn value(&mut self) -> Result<Json> {
+        self.value_within(MAX_WRAPPERS)
+    }
+
+    /// [`value`](Self::value) inside at most `wrappers` more levels of
+    /// `{"data": ..., "ok": true}`: past them the wrapper is plain JSON.
+    fn value_within(&mut self, wrappers: u8) -> Result<Json> {
         Ok(match self.u.int_in_range(0u8..=13)? {
             0..=3 => self.plain(3)?,
             4 => json!({"$": "cyclic"}),
@@ -262,9 +275,10 @@ impl<'u, 'a> Generator<'u, 'a> {
             // built in place: `json!` would copy the nested value again at
             // every level (it serializes what it is given), quadratic in a
             // chain of these, which a stream of high bytes makes
+            _ if wrappers == 0 => self.plain(3)?,
             _ => {
                 let mut wrapper = Map::new();
-                wrapper.insert("data".into(), self.value()?);
+                wrapper.insert("data".into(), self.value_within(wrappers - 1)?);
                 wrapper.insert("ok".into(), Json::Bool(true));
                 Json::Object(wrapper)
             }
@@ -396,6 +410,33 @@ impl<'u, 'a> Generator<'u, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_of_high_bytes_gives_a_scenario_a_case_file_can_hold() {
+        for size in [Size::Hostile, Size::Small] {
+            for byte in [0xFF, 0xFE, 0xF0, 0xDD] {
+                let data = vec![byte; 60_000];
+                let scenario = scenario_of_size(&data, size);
+                let text = serde_json::to_string(&scenario).expect("it writes");
+                let back: BoundaryScenario =
+                    serde_json::from_str(&text).expect("a case file can hold it");
+                assert_eq!(back, scenario, "{byte:#x} {size:?}");
+            }
+        }
+        // bytes of 13 choose the wrapper at every level of a value
+        let data = vec![13u8; 60_000];
+        let mut u = Unstructured::new(&data);
+        let value = Generator::sized(&mut u, Size::Hostile)
+            .value()
+            .expect("a value");
+        let text = serde_json::to_string(&value).expect("it writes");
+        assert!(
+            text.matches("\"data\"").count() >= usize::from(MAX_WRAPPERS),
+            "{text}"
+        );
+        let back: Json = serde_json::from_str(&text).expect("a case file can hold it");
+        assert_eq!(back, value);
+    }
 
     #[test]
     fn the_smallest_scenario_is_one_call_to_one_plain_tool() {
