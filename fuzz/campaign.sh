@@ -84,11 +84,19 @@ short=()
 for t in $targets; do
   log="$logs/$t.log"
   read -r status ran <"$logs/$t.status"
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-  eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
-  cov=$(echo "$last" | grep -o 'cov: [0-9]*' | awk '{print $2}')
-  ft=$(echo "$last" | grep -o 'ft: [0-9]*' | awk '{print $2}')
+  # a target killed outright (a stack overflow under `-s none`) prints no
+  # final stats: every figure may be missing, and a missing one must not
+  # end the summary (pipefail): it shows as `?`, the last pulse's if any
+  stat() { { grep -o "$1 *[0-9]*" "$log" || true; } | awk '{print $NF}' | tail -1; }
+  runs=$(stat 'stat::number_of_executed_units:')
+  eps=$(stat 'stat::average_exec_per_sec:')
+  last=$({ grep -E '^#[0-9]+' "$log" || true; } | tail -1)
+  cov=$({ echo "$last" | grep -o 'cov: [0-9]*' || true; } | awk '{print $2}')
+  ft=$({ echo "$last" | grep -o 'ft: [0-9]*' || true; } | awk '{print $2}')
+  if [ -z "$runs" ]; then
+    runs=$({ echo "$last" | grep -oE '^#[0-9]+' || true; } | tr -d '#')
+    eps=$({ echo "$last" | grep -o 'exec/s: [0-9]*' || true; } | awk '{print $2}')
+  fi
   # keep the working corpus (fuzz/corpus/<t>, not committed) minimal: the
   # committed seeds stay the ones written from the cases
   before=$(ls "corpus/$t" | wc -l)
@@ -114,7 +122,13 @@ for t in $targets; do
   # before its time (a build error, an oracle panic outside libFuzzer's
   # hooks, a killed process) is reported the same way
   if [ "$findings" -gt 0 ] || [ "$status" -ne 0 ] || [ "$ran" -lt "$seconds" ]; then
-    short+=("$t: exit $status after $ran of $seconds s, $findings finding(s); log: fuzz/$log")
+    why="$findings finding(s)"
+    if [ "$findings" -eq 0 ] && grep -q 'exited with signal' "$log"; then
+      # libFuzzer's handlers could not run (no input saved): a stack
+      # overflow does this without a sanitizer's alternate stack
+      why="killed by $(grep -o 'exited with signal: [0-9]* ([A-Z]*)' "$log" | tail -1 | sed 's/exited with //'), no input saved (AddressSanitizer saves one)"
+    fi
+    short+=("$t: exit $status after $ran of $seconds s, $why; log: fuzz/$log")
   fi
 done
 

@@ -157,9 +157,11 @@ fn judge_names_every_edit(
             passed.violations
         ));
     }
-    let edits = mutants::exact(observation)
+    // a few removals spread over the tree, not one per entry: a deep write
+    // leaves thousands
+    let edits = mutants::exact(observation, 32)
         .into_iter()
-        .chain(mutants::portable(scenario, observation));
+        .chain(mutants::portable(scenario, observation, 32));
     for (what, edited) in edits {
         let j = judge::judge(scenario, observation, &edited);
         if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {

@@ -123,7 +123,7 @@ fn every_edit_of_a_recorded_observation_is_named() {
             "{}: its own judge",
             c.id
         );
-        for (what, edited) in mutants::exact(&o) {
+        for (what, edited) in mutants::exact(&o, usize::MAX) {
             let j = judge(&s, &o, &edited);
             if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
                 unnamed.push(format!("{} ({what}): {:?}", c.id, j.violations));
@@ -174,7 +174,7 @@ fn the_portable_projection_ignores_the_wording_and_names_every_other_edit() {
         if !j.violations.is_empty() {
             wrong.push(format!("{} (other words): {:?}", c.id, j.violations));
         }
-        let edited = mutants::portable(&s, &o);
+        let edited = mutants::portable(&s, &o, usize::MAX);
         for (what, e) in edited {
             let j = judge(&s, &o, &e);
             if j.violations.is_empty() || j.violations.iter().any(|v| v.requirement.is_none()) {
