@@ -20,6 +20,7 @@ use super::mutants::{self, Subject};
 use super::spec::*;
 use super::BOUNDARY;
 use toolgate_suite::fuzzing::Mutants;
+use toolgate_suite::js_string::JsString;
 
 /// What a check covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -107,13 +108,18 @@ fn shape(
     let mut names: Vec<&str> = scenario.tools.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();
     let duplicates = names.windows(2).any(|w| w.first() == w.get(1));
-    if duplicates != (reference.registration != Registration::Ok) {
+    // a blank name (ECMAScript's trim set) is an invalid definition, as the
+    // core registers (found by the `boundary_fast` target on 2026-12-05: a
+    // JSON scenario with a tool named "")
+    let blank = names.iter().any(|n| JsString::new(n).is_blank());
+    let refused = duplicates || blank;
+    if refused != (reference.registration != Registration::Ok) {
         return Err(format!(
-            "repeated names: {duplicates}, but the registration is {:?}",
+            "repeated names: {duplicates}, blank names: {blank}, but the registration is {:?}",
             reference.registration
         ));
     }
-    if duplicates {
+    if refused {
         return match (
             &reference.turn,
             reference.results.is_empty(),
