@@ -630,6 +630,10 @@ impl Subject for Adapter {
     fn restarts(&self) -> u32 {
         self.restarts
     }
+
+    fn gave_up(&self) -> bool {
+        self.gave_up.is_some()
+    }
 }
 
 impl Drop for Adapter {

@@ -141,10 +141,7 @@ pub fn fingerprint(case: &CaseOutcome) -> String {
         hash.update(b"\n");
         hash.update(line.as_bytes());
     }
-    hash.finalize()[..6]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::report::hex(&hash.finalize()[..6])
 }
 
 /// The findings of `cases` (failures and warnings), the most cases first,

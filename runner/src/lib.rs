@@ -5,6 +5,7 @@
 pub mod adapter;
 pub mod bench;
 pub mod cases;
+pub mod deal;
 mod error;
 pub mod expectations;
 pub mod explain;
@@ -12,10 +13,12 @@ pub mod findings;
 pub mod generate;
 pub mod init;
 pub mod matrix;
+pub mod merge;
 pub mod outcome;
 pub mod protocol;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod subject;
 
 pub use error::Error;

@@ -75,6 +75,10 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = ".")]
         dir: PathBuf,
     },
+    /// Work on reports already written: `merge` joins the JSON reports of
+    /// a run's shards (`run --shard I/N`) into the whole run's report.
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// Say what a case does and what the reference observes.
     Explain {
         /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
@@ -84,6 +88,29 @@ enum Command {
         /// Read the case from a case file (e.g. a saved generated case).
         #[arg(long)]
         case_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Join the JSON reports of every shard of one run (`toolgate run
+    /// --shard I/N --json ...`, any order) into the report the whole run
+    /// would have written, and its JUnit and Markdown. Refuses reports of
+    /// different runs, toolgate versions or implementations, a shard given
+    /// twice and a shard missing.
+    ///
+    /// Exit code: the merged run's (0 passed, 1 failures, 2 harness errors
+    /// or a refused merge).
+    Merge {
+        /// The shards' JSON reports.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
     },
 }
 
@@ -230,6 +257,16 @@ struct RunArgs {
     /// Where shrunk generated failures are saved as case files.
     #[arg(long, value_name = "DIR", default_value = "toolgate-failures")]
     save_dir: PathBuf,
+    /// Adapter processes at once (each a copy of --impl, or of the
+    /// built-in reference), each taking the next case when it is free. The
+    /// reports are those of one job, apart from times.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: u16,
+    /// Only this shard of the run, e.g. 2/4: a stable part (by case id,
+    /// generated cases included; with --generate, give --seed) that
+    /// `toolgate report merge` joins with the others.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<toolgate_runner::shard::Shard>,
     /// Seconds a case may take before the adapter is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     timeout: f64,
@@ -333,6 +370,8 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 quiet: args.quiet,
                 strict: args.strict,
                 verbose: args.verbose,
+                jobs: usize::from(args.jobs),
+                shard: args.shard,
             };
             let report = run(&options)?;
             print!("{}", report.terminal());
@@ -397,6 +436,22 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 args.out.display()
             );
             Ok(bench::exit_code(&report))
+        }
+        Command::Report(ReportCommand::Merge {
+            reports,
+            json,
+            junit,
+            markdown,
+        }) => {
+            let mut parts = Vec::new();
+            for path in reports {
+                let report = toolgate_runner::merge::read(&path)?;
+                parts.push((path, report));
+            }
+            let report = toolgate_runner::merge::merge(parts)?;
+            report.write_formats(json.as_deref(), junit.as_deref(), markdown.as_deref())?;
+            print!("{}", report.terminal());
+            Ok(report.exit_code as u8)
         }
         Command::Init { lang, suite, dir } => {
             use toolgate_runner::init::{self, Lang};

@@ -6,7 +6,7 @@
 use crate::cases::RunCase;
 use crate::protocol::Hello;
 use crate::subject::{Attempt, Ran};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,7 +16,7 @@ use toolgate_suite::{Judgement, Level, Measure};
 const MAX_DIFF_LINES: usize = 160;
 
 /// The status of one case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     Pass,
@@ -59,7 +59,7 @@ impl Status {
 }
 
 /// One violation as reported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requirement: Option<String>,
@@ -71,7 +71,7 @@ pub struct Finding {
 }
 
 /// Whether a failure was listed in `--expected-failures`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Expectation {
     /// Listed, and it fails as listed: does not fail the run.
@@ -90,7 +90,7 @@ pub enum Expectation {
 }
 
 /// How a generated failure was minimized.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Shrunk {
     pub steps: u32,
@@ -100,20 +100,20 @@ pub struct Shrunk {
 }
 
 /// One case of the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseOutcome {
     pub id: String,
     /// The id of the case's suite.
     pub suite: String,
     pub status: Status,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub not_run: bool,
     pub duration_ms: f64,
     /// The requirement ids violated, sorted.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub requirements: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub violations: Vec<Finding>,
     /// Why it was skipped, the harness error, the crash...
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,9 +122,9 @@ pub struct CaseOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// What the case measured (wall time, memory...), with bounds.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
     pub measures: Vec<Measure>,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty", default)]
     pub stderr: String,
     /// The command that runs this case again.
     pub reproduce: String,
@@ -140,6 +140,10 @@ pub struct CaseOutcome {
     /// The verdict rests on how long something took (`Judgement::timing`).
     #[serde(skip)]
     pub timing: bool,
+    /// In a shard's report, the case's place in the whole run, which
+    /// `report merge` restores; absent in a whole run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<u64>,
 }
 
 impl CaseOutcome {
@@ -195,6 +199,7 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String, strict: bool) 
         shrunk: None,
         reran: None,
         timing: false,
+        position: None,
     };
     match attempt.ran {
         Ran::Observed(actual) => judge_observed(case, &actual, strict, &mut outcome),
@@ -349,5 +354,6 @@ pub(crate) fn sample(id: &str, status: Status) -> CaseOutcome {
         shrunk: None,
         reran: None,
         timing: false,
+        position: None,
     }
 }

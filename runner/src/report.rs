@@ -6,8 +6,10 @@ use crate::outcome::{CaseOutcome, Expectation, Status};
 use crate::protocol::Implementation;
 use crate::Error;
 // a JUnit <testsuite> per toolgate suite, named by the suite's id
+use crate::shard::Shard;
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite as JunitTestsuite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,7 +17,7 @@ use std::time::Duration;
 use toolgate_suite::{Level, Measure};
 
 /// Everything a run measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunReport {
     pub toolgate: String,
@@ -29,10 +31,61 @@ pub struct RunReport {
     pub summary: Summary,
     pub exit_code: i32,
     pub restarts: u32,
+    pub plan: RunPlan,
+    /// The shard of the run this report holds; absent for a whole run
+    /// (and for shards merged into one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub cases: Vec<CaseOutcome>,
     /// What the adapter wrote to stderr outside any case.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty", default)]
     pub adapter_stderr: String,
+}
+
+/// What the whole run holds, all its shards together: the same in every
+/// shard's report, so that `toolgate report merge` can tell the shards of
+/// one run from reports of different runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlan {
+    /// How many cases the whole run holds.
+    pub cases: usize,
+    /// The SHA-256 of their ids in the run's order, one per line: a run
+    /// of another corpus, filter, seed or `--generate` has another.
+    pub digest: String,
+    /// `--strict`: SHOULD violations fail.
+    pub strict: bool,
+    /// The SHA-256 of the `--expected-failures` file, if one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+}
+
+impl RunPlan {
+    /// The plan of a run of `ids`, in order.
+    pub fn new<'a>(
+        ids: impl IntoIterator<Item = &'a str>,
+        strict: bool,
+        baseline: Option<&[u8]>,
+    ) -> RunPlan {
+        let mut hash = Sha256::new();
+        let mut cases = 0;
+        for id in ids {
+            hash.update(id.as_bytes());
+            hash.update(b"\n");
+            cases += 1;
+        }
+        RunPlan {
+            cases,
+            digest: hex(&hash.finalize()),
+            strict,
+            baseline: baseline.map(|bytes| hex(&Sha256::digest(bytes))),
+        }
+    }
+}
+
+/// Bytes as lowercase hexadecimal digits.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 const REPORT_SCHEMA: &str = include_str!("../schema/report.schema.json");
@@ -52,7 +105,7 @@ pub fn validate_json(report: &serde_json::Value) -> Result<(), String> {
 }
 
 /// Counts by status and by expectation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub total: usize,
@@ -161,8 +214,29 @@ impl RunReport {
             exit_code: summary.exit_code(),
             summary,
             restarts,
+            // the plan of these cases; a run sets its own (all its shards')
+            plan: RunPlan::new(cases.iter().map(|c| c.id.as_str()), false, None),
+            shard: None,
             cases,
             adapter_stderr,
+        }
+    }
+
+    /// This report without its cases (cloning only the rest).
+    pub fn clone_without_cases(&self) -> RunReport {
+        RunReport {
+            toolgate: self.toolgate.clone(),
+            implementation: self.implementation.clone(),
+            command: self.command.clone(),
+            seed: self.seed,
+            duration_secs: self.duration_secs,
+            summary: self.summary.clone(),
+            exit_code: self.exit_code,
+            restarts: self.restarts,
+            plan: self.plan.clone(),
+            shard: self.shard,
+            cases: Vec::new(),
+            adapter_stderr: self.adapter_stderr.clone(),
         }
     }
 
@@ -354,6 +428,25 @@ impl RunReport {
             }
         );
         out
+    }
+
+    /// Writes the JSON, JUnit and Markdown reports to the paths given.
+    pub fn write_formats(
+        &self,
+        json: Option<&Path>,
+        junit: Option<&Path>,
+        markdown: Option<&Path>,
+    ) -> Result<(), Error> {
+        if let Some(path) = json {
+            self.write(path, &self.json())?;
+        }
+        if let Some(path) = junit {
+            self.write(path, &self.junit()?)?;
+        }
+        if let Some(path) = markdown {
+            self.write(path, &self.markdown())?;
+        }
+        Ok(())
     }
 
     pub fn write(&self, path: &Path, text: &str) -> Result<(), Error> {

@@ -1,21 +1,29 @@
-//! `toolgate run`: the loop over the chosen cases and the generated ones,
-//! with progress, expectations, shrinking, and the reports written at the
-//! end whatever happened to the adapter.
+//! `toolgate run`: the plan of a run (the chosen cases and the generated
+//! ones, or a shard of them), dealt to `--jobs` adapter processes, with
+//! progress, expectations, shrinking, and the reports written at the end
+//! whatever happened to the adapters. Which cases a run holds, their
+//! order in its reports, and which failures it shrinks never depend on
+//! how the cases were dealt.
 
 use crate::adapter::{self, Adapter};
 use crate::cases::{self, Filter, Origin, RunCase};
+use crate::deal::Queue;
 use crate::expectations::Expectations;
 use crate::generate::{self, Generator};
 use crate::outcome::{self, CaseOutcome, Shrunk, Status};
-use crate::report::{self, RunReport};
+use crate::protocol::Hello;
+use crate::report::{self, RunPlan, RunReport};
+use crate::shard::Shard;
 use crate::subject::{Reference, Subject};
 use crate::Error;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use proptest::strategy::ValueTree;
 use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use toolgate_suite::SuiteDef;
 
@@ -64,6 +72,11 @@ pub struct RunOptions {
     /// Print each expected failure in full as it is met (by default it is
     /// counted in its finding's one line at the end).
     pub verbose: bool,
+    /// Adapter processes run at once, each taking the next case when it is
+    /// free (at least 1).
+    pub jobs: usize,
+    /// Only this shard's part of the run.
+    pub shard: Option<Shard>,
 }
 
 impl Default for RunOptions {
@@ -94,6 +107,8 @@ impl Default for RunOptions {
             quiet: false,
             strict: false,
             verbose: false,
+            jobs: 1,
+            shard: None,
         }
     }
 }
@@ -118,6 +133,11 @@ pub fn run(options: &RunOptions) -> Result<RunReport, Error> {
 /// like the corpus is); the generated ones are added as `options` says.
 pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, Error> {
     let filter = Filter::new(&options.filter_suites, &options.cases, &options.exclude)?;
+    if options.shard.is_some() && options.generate > 0 && options.seed.is_none() {
+        return Err(Error::usage(
+            "--shard with --generate needs --seed: every shard must draw the same generated cases",
+        ));
+    }
     let expectations = match &options.expected_failures {
         Some(path) => {
             let e = Expectations::load(path)?;
@@ -140,74 +160,81 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
         .filter(|c| filter.keeps(c.suite.id(), &c.id))
         .collect();
     let seed = (options.generate > 0).then(|| options.seed.unwrap_or_else(random_seed));
-    let mut subject: Box<dyn Subject> = match &options.implementation {
-        Some(adapter) => Box::new(Adapter::start(adapter.clone())?),
-        // the built-in reference runs every suite it is given
-        None => {
-            let mut suites = toolgate_suites::all();
-            suites.extend(chosen.iter().map(|c| c.suite));
-            Box::new(Reference::new(&suites))
-        }
-    };
-    let generated = generated_suites(options, &filter, subject.hello());
-    let total = chosen.len() as u64 + options.generate * generated.len() as u64;
-    let bar = progress_bar(options, total);
+    // the built-in reference runs every suite it is given
+    let mut suites = toolgate_suites::all();
+    suites.extend(chosen.iter().map(|c| c.suite));
+    let first = start_subject(options, &suites)?;
+    let hello = first.hello().clone();
+    let generated = generated_suites(options, &filter, &hello);
+    let whole = plan(&chosen, &generated, options.generate, seed, &filter);
+    let run_plan = run_plan(&whole, options)?;
+    // a shard keeps its cases' places in the whole run, for the merge
+    let (positions, planned): (Vec<usize>, Vec<Planned>) = whole
+        .into_iter()
+        .enumerate()
+        .filter(|(_, p)| options.shard.is_none_or(|s| s.keeps(p.id())))
+        .unzip();
+    let bar = progress_bar(options, planned.len() as u64);
     let started = Instant::now();
-    let mut outcomes = Vec::with_capacity(total as usize);
-    let reproduce = |case: &RunCase| reproduce(options, case);
-
-    for case in &chosen {
-        if interrupted() {
-            outcomes.push(not_run(case, reproduce(case)));
-            continue;
-        }
-        let outcome = run_one(subject.as_mut(), case, reproduce(case), options.strict);
-        let expected = expectations.as_ref().is_some_and(|e| e.expects(&outcome));
-        note(&bar, options, &outcome, expected);
-        outcomes.push(outcome);
-    }
+    let dealt = deal(
+        options,
+        &planned,
+        seed,
+        first,
+        &suites,
+        expectations.as_ref(),
+        &bar,
+    );
+    let (mut outcomes, mut subjects, mut notes) = dealt?;
     if let Some(seed) = seed {
-        // one shrink per distinct set of violated requirements, and at most
-        // --max-shrinks in all: a run with a common divergence spends its
-        // time running cases, not minimizing the same bug again
-        let mut shrinks = Shrinks {
-            sets: BTreeMap::new(),
-            done: 0,
-            spent: Duration::ZERO,
-        };
-        for suite in &generated {
-            let Some(mut generator) = Generator::new(*suite, seed) else {
-                continue;
-            };
-            for _ in 0..options.generate {
-                generate_one(
-                    &mut generator,
-                    subject.as_mut(),
-                    options,
-                    (&filter, expectations.as_ref()),
-                    &mut shrinks,
-                    &bar,
-                    &mut outcomes,
-                )?;
-            }
-        }
+        let subject = subjects
+            .iter_mut()
+            .find(|s| !s.gave_up())
+            .map(|s| s.as_mut() as &mut dyn Subject);
+        shrink_failures(
+            options,
+            (&planned, seed),
+            &mut outcomes,
+            subject,
+            expectations.as_ref(),
+            &bar,
+        );
     }
     let duration = started.elapsed();
     bar.finish_and_clear();
     if let Some(e) = &expectations {
         e.apply(&mut outcomes);
     }
-    let adapter_stderr = subject.finish();
-    let restarts = subject.restarts();
+    if options.shard.is_some() {
+        for (outcome, position) in outcomes.iter_mut().zip(positions) {
+            outcome.position = Some(position as u64);
+        }
+    }
+    let mut restarts = 0;
+    for (job, subject) in subjects.iter_mut().enumerate() {
+        restarts += subject.restarts();
+        let said = subject.finish();
+        if !said.is_empty() {
+            if !notes.is_empty() {
+                notes.push('\n');
+            }
+            if options.jobs > 1 {
+                let _ = writeln!(notes, "adapter process {}:", job + 1);
+            }
+            notes.push_str(&said);
+        }
+    }
     let mut report = RunReport::new(
-        subject.hello().implementation.clone(),
-        subject.command().map(str::to_string),
+        hello.implementation.clone(),
+        options.implementation.as_ref().map(|a| a.command.clone()),
         seed,
         duration,
         restarts,
         outcomes,
-        adapter_stderr,
+        notes,
     );
+    report.plan = run_plan;
+    report.shard = options.shard;
     // writing a baseline is the run's purpose: its failures are what it
     // writes, not a failure of the run (a harness error still is)
     if options.write_expected_failures.is_some() && report.exit_code == 1 {
@@ -215,6 +242,485 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
     }
     write_reports(options, &report)?;
     Ok(report)
+}
+
+/// What the whole run holds (all shards), for its reports.
+fn run_plan(whole: &[Planned], options: &RunOptions) -> Result<RunPlan, Error> {
+    let baseline = match &options.expected_failures {
+        Some(path) => Some(std::fs::read(path).map_err(|e| Error::file(path, e))?),
+        None => None,
+    };
+    Ok(RunPlan::new(
+        whole.iter().map(Planned::id),
+        options.strict,
+        baseline.as_deref(),
+    ))
+}
+
+/// The implementation of the run: the adapter process of `--impl`, or the
+/// built-in reference of `suites`.
+fn start_subject(
+    options: &RunOptions,
+    suites: &[&'static dyn SuiteDef],
+) -> Result<Box<dyn Subject>, Error> {
+    Ok(match &options.implementation {
+        Some(adapter) => Box::new(Adapter::start(adapter.clone())?),
+        None => Box::new(Reference::new(suites)),
+    })
+}
+
+/// One case of a run, in the order its reports list them.
+enum Planned<'a> {
+    Loaded(&'a RunCase),
+    Generated {
+        suite: &'static dyn SuiteDef,
+        index: u64,
+        id: String,
+    },
+}
+
+impl Planned<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Planned::Loaded(case) => &case.id,
+            Planned::Generated { id, .. } => id,
+        }
+    }
+}
+
+/// Every case of the whole run (all shards): the chosen ones, then each
+/// generated suite's, by index, those the filter keeps.
+fn plan<'a>(
+    chosen: &'a [RunCase],
+    generated: &[&'static dyn SuiteDef],
+    count: u64,
+    seed: Option<u64>,
+    filter: &Filter,
+) -> Vec<Planned<'a>> {
+    let mut planned: Vec<Planned> = chosen.iter().map(Planned::Loaded).collect();
+    if let Some(seed) = seed {
+        for &suite in generated {
+            for index in 0..count {
+                let id = generate::id(suite.id(), seed, index);
+                if filter.keeps(suite.id(), &id) {
+                    planned.push(Planned::Generated { suite, index, id });
+                }
+            }
+        }
+    }
+    planned
+}
+
+/// A case dealt to a worker: the slot of its outcome and the case.
+struct Job<'a> {
+    slot: usize,
+    case: JobCase<'a>,
+}
+
+enum JobCase<'a> {
+    Loaded(&'a RunCase),
+    /// A generated scenario; the worker observes the reference (the
+    /// expected observation), so that the work is spread too.
+    Generated {
+        suite: &'static dyn SuiteDef,
+        seed: u64,
+        index: u64,
+        scenario: serde_json::Value,
+    },
+}
+
+/// What the workers hand back: the outcomes in plan order, the subjects
+/// still held (for shrinking and their stderr), and notes about processes
+/// that could not join.
+type Dealt = (Vec<CaseOutcome>, Vec<Box<dyn Subject>>, String);
+
+/// Runs the planned cases on `options.jobs` subjects at once (`first`,
+/// already started, and the others started here), a producer generating
+/// the scenarios in order ahead of them; prints each notable outcome as it
+/// comes, except the generated failures that may be shrunk, which
+/// [`shrink_failures`] prints.
+fn deal(
+    options: &RunOptions,
+    planned: &[Planned],
+    seed: Option<u64>,
+    first: Box<dyn Subject>,
+    suites: &[&'static dyn SuiteDef],
+    expectations: Option<&Expectations>,
+    bar: &ProgressBar,
+) -> Result<Dealt, Error> {
+    let jobs = options.jobs.clamp(1, planned.len().max(1));
+    let queue: Queue<Job> = Queue::new(jobs, 2 * jobs);
+    let hello = first.hello().clone();
+    let (sender, results) = mpsc::channel::<(usize, CaseOutcome)>();
+    let mut slots: Vec<Option<CaseOutcome>> = planned.iter().map(|_| None).collect();
+    let mut first = Some(first);
+    let (produced, joined) = std::thread::scope(|scope| {
+        let queue = &queue;
+        let producer = scope.spawn(move || produce(planned, seed, queue));
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                let (sender, hello, first) = (sender.clone(), &hello, first.take());
+                scope.spawn(move || {
+                    let _leaves = Abandon(queue);
+                    let subject = match first {
+                        Some(subject) => Ok(subject),
+                        None => start_subject(options, suites).and_then(|s| same_hello(s, hello)),
+                    };
+                    work(options, subject, queue, &sender)
+                })
+            })
+            .collect();
+        drop(sender);
+        for (slot, outcome) in results {
+            let expected = expectations.is_some_and(|e| e.expects(&outcome));
+            let later = shrinks_later(options, planned.get(slot), &outcome, expected);
+            note(bar, options, &outcome, expected, later);
+            if let Some(place) = slots.get_mut(slot) {
+                *place = Some(outcome);
+            }
+        }
+        let produced = producer
+            .join()
+            .unwrap_or_else(|_| Err(Error::usage("generating the cases panicked")));
+        let joined: Vec<Result<Joined, String>> = workers
+            .into_iter()
+            .map(|w| w.join().map_err(|_| "the worker panicked".to_string()))
+            .collect();
+        (produced, joined)
+    });
+    produced?;
+    let mut subjects = Vec::new();
+    let mut notes = String::new();
+    for (job, joined) in joined.into_iter().enumerate() {
+        match joined {
+            Ok(Joined::Subject(subject)) => subjects.push(subject),
+            Ok(Joined::NotStarted(why)) | Err(why) => {
+                let _ = writeln!(notes, "adapter process {}: {why}", job + 1);
+            }
+        }
+    }
+    // a slot is empty when the run was interrupted before its case was
+    // dealt, or when every worker died
+    let why = if interrupted() {
+        NOT_RUN_INTERRUPTED.to_string()
+    } else {
+        format!(
+            "not run: no adapter process was left to run it ({})",
+            notes.trim_end()
+        )
+    };
+    let outcomes = slots
+        .into_iter()
+        .zip(planned)
+        .map(|(slot, p)| slot.unwrap_or_else(|| not_run(options, p, seed, &why)))
+        .collect();
+    Ok((outcomes, subjects, notes))
+}
+
+/// A subject must say the same as the first to run cases of the same run.
+fn same_hello(subject: Box<dyn Subject>, hello: &Hello) -> Result<Box<dyn Subject>, Error> {
+    if subject.hello() == hello {
+        Ok(subject)
+    } else {
+        Err(Error::Adapter(
+            "announced itself differently from the first adapter process".into(),
+        ))
+    }
+}
+
+/// How a worker ended.
+enum Joined {
+    Subject(Box<dyn Subject>),
+    /// Its adapter process did not start (or announced itself
+    /// differently): why.
+    NotStarted(String),
+}
+
+/// Leaves the queue when its worker panics (one that returns has taken its
+/// leave, or found the queue empty), so that the producer never waits for
+/// a worker that is gone.
+struct Abandon<'q, 'a>(&'q Queue<Job<'a>>);
+
+impl Drop for Abandon<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abandon();
+        }
+    }
+}
+
+/// A worker: takes jobs until there are none; one whose adapter the run
+/// gave up on gives its job back to the others.
+fn work(
+    options: &RunOptions,
+    subject: Result<Box<dyn Subject>, Error>,
+    queue: &Queue<Job>,
+    results: &mpsc::Sender<(usize, CaseOutcome)>,
+) -> Joined {
+    let mut subject = match subject {
+        Ok(subject) => subject,
+        Err(e) => {
+            let why = format!("did not start: {e}");
+            if !queue.leave() {
+                // the last worker cannot leave its jobs to anybody
+                while let Some(job) = queue.take() {
+                    let outcome =
+                        job_not_run(options, &job, &format!("not run: the adapter {why}"));
+                    let _ = results.send((job.slot, outcome));
+                }
+            }
+            return Joined::NotStarted(why);
+        }
+    };
+    while let Some(job) = queue.take() {
+        let outcome = run_job(options, subject.as_mut(), &job);
+        if outcome.not_run && subject.gave_up() && !interrupted() {
+            match queue.give_back(job) {
+                Ok(()) => break,
+                Err(job) => {
+                    let _ = results.send((job.slot, outcome));
+                    continue;
+                }
+            }
+        }
+        if results.send((job.slot, outcome)).is_err() {
+            break;
+        }
+    }
+    Joined::Subject(subject)
+}
+
+fn run_job(options: &RunOptions, subject: &mut dyn Subject, job: &Job) -> CaseOutcome {
+    if interrupted() {
+        return job_not_run(options, job, NOT_RUN_INTERRUPTED);
+    }
+    match &job.case {
+        JobCase::Loaded(case) => run_one(subject, case, reproduce(options, case), options.strict),
+        JobCase::Generated {
+            suite,
+            seed,
+            index,
+            scenario,
+        } => match generate::case(*suite, *seed, *index, scenario) {
+            Ok(case) => run_one(subject, &case, reproduce(options, &case), options.strict),
+            Err(message) => generator_error(*suite, *seed, *index, message, options),
+        },
+    }
+}
+
+fn job_not_run(options: &RunOptions, job: &Job, why: &str) -> CaseOutcome {
+    match &job.case {
+        JobCase::Loaded(case) => not_run_case(case, reproduce(options, case), why),
+        JobCase::Generated {
+            suite, seed, index, ..
+        } => generated_not_run(*suite, *seed, *index, why, options),
+    }
+}
+
+fn not_run(options: &RunOptions, planned: &Planned, seed: Option<u64>, why: &str) -> CaseOutcome {
+    match planned {
+        Planned::Loaded(case) => not_run_case(case, reproduce(options, case), why),
+        Planned::Generated { suite, index, .. } => {
+            generated_not_run(*suite, seed.unwrap_or_default(), *index, why, options)
+        }
+    }
+}
+
+fn generated_not_run(
+    suite: &'static dyn SuiteDef,
+    seed: u64,
+    index: u64,
+    why: &str,
+    options: &RunOptions,
+) -> CaseOutcome {
+    let mut outcome = generator_error(suite, seed, index, why.to_string(), options);
+    outcome.not_run = true;
+    outcome
+}
+
+/// Generates the planned scenarios in order into the queue (a generated
+/// suite's stream is one sequence: case `i` is drawn after cases `0..i`,
+/// those of other shards included), and closes it.
+fn produce<'a>(
+    planned: &'a [Planned<'a>],
+    seed: Option<u64>,
+    queue: &Queue<Job<'a>>,
+) -> Result<(), Error> {
+    let mut generator: Option<Generator> = None;
+    let mut deal_all = || {
+        for (slot, p) in planned.iter().enumerate() {
+            if interrupted() {
+                break;
+            }
+            let case = match p {
+                Planned::Loaded(case) => JobCase::Loaded(case),
+                Planned::Generated { suite, index, .. } => {
+                    let seed =
+                        seed.ok_or_else(|| Error::usage("a generated case without a seed"))?;
+                    let scenario = scenario_at(&mut generator, *suite, seed, *index)?;
+                    JobCase::Generated {
+                        suite: *suite,
+                        seed,
+                        index: *index,
+                        scenario,
+                    }
+                }
+            };
+            if !queue.put(Job { slot, case }) {
+                break;
+            }
+        }
+        Ok(())
+    };
+    let dealt = deal_all();
+    queue.close();
+    dealt
+}
+
+/// Generated scenario `index` of `suite`, from `generator` when it can still
+/// reach it (one stream walked forward), else from a new one.
+fn scenario_at(
+    generator: &mut Option<Generator>,
+    suite: &'static dyn SuiteDef,
+    seed: u64,
+    index: u64,
+) -> Result<serde_json::Value, Error> {
+    Ok(tree_at(generator, suite, seed, index)?.current())
+}
+
+fn tree_at(
+    generator: &mut Option<Generator>,
+    suite: &'static dyn SuiteDef,
+    seed: u64,
+    index: u64,
+) -> Result<generate::Tree, Error> {
+    let reusable = generator
+        .as_ref()
+        .is_some_and(|g| g.suite().id() == suite.id() && g.seed() == seed && g.next() <= index);
+    if !reusable {
+        *generator = Generator::new(suite, seed);
+    }
+    generator
+        .as_mut()
+        .ok_or_else(|| Error::usage(format!("the {} suite has no generator", suite.id())))?
+        .tree(index)
+}
+
+/// Whether a generated failure may be shrunk, and so is printed after
+/// shrinking rather than when met.
+fn shrinks_later(
+    options: &RunOptions,
+    planned: Option<&Planned>,
+    outcome: &CaseOutcome,
+    expected: bool,
+) -> bool {
+    matches!(planned, Some(Planned::Generated { .. }))
+        && generate::shrinkable(outcome)
+        && options.shrink_steps > 0
+        && !expected
+}
+
+/// Shrinks the generated failures worth it, in the run's order: the first
+/// of each distinct set of violated requirements, at most `--max-shrinks`
+/// in all and within `--shrink-time` (a run with a common divergence spends
+/// its time running cases, not minimizing the same bug again). Done after
+/// every case ran, so that which failures are shrunk does not depend on
+/// how the cases were dealt.
+fn shrink_failures(
+    options: &RunOptions,
+    (planned, seed): (&[Planned], u64),
+    outcomes: &mut [CaseOutcome],
+    mut subject: Option<&mut dyn Subject>,
+    expectations: Option<&Expectations>,
+    bar: &ProgressBar,
+) {
+    let mut shrinks = Shrinks {
+        sets: BTreeMap::new(),
+        done: 0,
+        spent: Duration::ZERO,
+    };
+    let mut generator: Option<Generator> = None;
+    for (p, outcome) in planned.iter().zip(outcomes.iter_mut()) {
+        let Planned::Generated { suite, index, id } = p else {
+            continue;
+        };
+        let expected = expectations.is_some_and(|e| e.expects(outcome));
+        if !shrinks_later(options, Some(p), outcome, expected) {
+            continue;
+        }
+        let skip_reason = if let Some(first) = shrinks.sets.get(&outcome.requirements) {
+            Some(format!(
+                "not shrunk: {first} fails on the same requirements and was shrunk"
+            ))
+        } else if shrinks.done >= options.max_shrinks {
+            Some(format!(
+                "not shrunk: --max-shrinks {} reached",
+                options.max_shrinks
+            ))
+        } else if shrinks.spent >= options.shrink_time {
+            Some(format!(
+                "not shrunk: --shrink-time {} s spent",
+                options.shrink_time.as_secs_f64()
+            ))
+        } else if interrupted() {
+            Some("not shrunk: the run was interrupted".to_string())
+        } else {
+            None
+        };
+        let subject = match (skip_reason, subject.as_deref_mut()) {
+            (Some(reason), _) => Err(reason),
+            (None, None) => Err("not shrunk: the run gave up on every adapter process".into()),
+            (None, Some(subject)) => Ok(subject),
+        };
+        let ready = subject.and_then(|subject| {
+            let tree = tree_at(&mut generator, *suite, seed, *index)
+                .map_err(|e| format!("not shrunk: generating it again failed: {e}"))?;
+            let case = generate::case(*suite, seed, *index, &tree.current())
+                .map_err(|e| format!("not shrunk: generating it again failed: {e}"))?;
+            Ok((subject, case, tree))
+        });
+        match ready {
+            Err(reason) => {
+                outcome.message.get_or_insert(reason);
+            }
+            Ok((subject, case, mut tree)) => {
+                shrinks.done += 1;
+                shrinks
+                    .sets
+                    .insert(outcome.requirements.clone(), id.clone());
+                bar.set_message(format!("shrinking {id}"));
+                let started = Instant::now();
+                let deadline = started + options.shrink_time.saturating_sub(shrinks.spent);
+                let (minimal, mut shrunk, steps) = generate::shrink(
+                    &mut tree,
+                    (*suite, seed, *index),
+                    (case, outcome.clone()),
+                    (options.shrink_steps, deadline),
+                    |candidate| run_one(subject, candidate, String::new(), options.strict),
+                );
+                shrinks.spent += started.elapsed();
+                bar.set_message("");
+                let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
+                    Ok(path) => {
+                        let replay = RunCase {
+                            origin: Origin::CaseFile(path.clone()),
+                            ..minimal.clone()
+                        };
+                        shrunk.reproduce = reproduce(options, &replay);
+                        Some(path.display().to_string())
+                    }
+                    Err(e) => {
+                        shrunk.reproduce = reproduce(options, &minimal);
+                        shrunk.message = Some(format!("saving the shrunk case failed: {e}"));
+                        None
+                    }
+                };
+                shrunk.shrunk = Some(Shrunk { steps, saved });
+                *outcome = shrunk;
+            }
+        }
+        print(bar, options, outcome);
+    }
 }
 
 fn run_one(
@@ -262,9 +768,9 @@ fn run_one(
 /// the second time.
 pub const PATIENCE: u32 = 4;
 
-fn not_run(case: &RunCase, reproduce: String) -> CaseOutcome {
+fn not_run_case(case: &RunCase, reproduce: String, why: &str) -> CaseOutcome {
     let attempt = crate::subject::Attempt {
-        ran: crate::subject::Ran::NotRun(NOT_RUN_INTERRUPTED.into()),
+        ran: crate::subject::Ran::NotRun(why.into()),
         stderr: String::new(),
         duration: Duration::ZERO,
     };
@@ -297,122 +803,22 @@ fn generated_suites(
         .collect()
 }
 
-/// Draws, runs, judges (and, when worth it, shrinks) one generated case.
-fn generate_one(
-    generator: &mut Generator,
-    subject: &mut dyn Subject,
-    options: &RunOptions,
-    (filter, expectations): (&Filter, Option<&Expectations>),
-    shrinks: &mut Shrinks,
-    bar: &ProgressBar,
-    outcomes: &mut Vec<CaseOutcome>,
-) -> Result<(), Error> {
-    let reproduce = |case: &RunCase| reproduce(options, case);
-    let (index, mut tree) = generator.next_tree()?;
-    let id = generator.id(index);
-    if interrupted() {
-        let message = NOT_RUN_INTERRUPTED.to_string();
-        let mut outcome = generator_error(generator, index, message, options);
-        outcome.not_run = true;
-        outcomes.push(outcome);
-        return Ok(());
-    }
-    if !filter.keeps(generator.suite().id(), &id) {
-        bar.inc(1);
-        return Ok(());
-    }
-    let case = match generator.case(index, &tree.current()) {
-        Ok(case) => case,
-        Err(message) => {
-            bar.inc(1);
-            outcomes.push(generator_error(generator, index, message, options));
-            return Ok(());
-        }
-    };
-    let mut outcome = run_one(subject, &case, reproduce(&case), options.strict);
-    let worth = generate::shrinkable(&outcome)
-        && options.shrink_steps > 0
-        && !expectations.is_some_and(|e| e.expects(&outcome));
-    let skip_reason = if !worth {
-        None
-    } else if let Some(first) = shrinks.sets.get(&outcome.requirements) {
-        Some(format!(
-            "not shrunk: {first} fails on the same requirements and was shrunk"
-        ))
-    } else if shrinks.done >= options.max_shrinks {
-        Some(format!(
-            "not shrunk: --max-shrinks {} reached",
-            options.max_shrinks
-        ))
-    } else if shrinks.spent >= options.shrink_time {
-        Some(format!(
-            "not shrunk: --shrink-time {} s spent",
-            options.shrink_time.as_secs_f64()
-        ))
-    } else {
-        None
-    };
-    if let Some(reason) = skip_reason {
-        outcome.message.get_or_insert(reason);
-    } else if worth {
-        shrinks.done += 1;
-        shrinks
-            .sets
-            .insert(outcome.requirements.clone(), id.clone());
-        bar.set_message(format!("shrinking {id}"));
-        let started = Instant::now();
-        let deadline = started + options.shrink_time.saturating_sub(shrinks.spent);
-        let (minimal, mut shrunk, steps) = generate::shrink(
-            &mut tree,
-            generator,
-            index,
-            (case, outcome),
-            (options.shrink_steps, deadline),
-            |candidate| run_one(subject, candidate, String::new(), options.strict),
-        );
-        shrinks.spent += started.elapsed();
-        bar.set_message("");
-        let saved = match generate::save(&options.save_dir, &minimal, &shrunk) {
-            Ok(path) => {
-                let replay = RunCase {
-                    origin: Origin::CaseFile(path.clone()),
-                    ..minimal.clone()
-                };
-                shrunk.reproduce = reproduce(&replay);
-                Some(path.display().to_string())
-            }
-            Err(e) => {
-                shrunk.reproduce = reproduce(&minimal);
-                shrunk.message = Some(format!("saving the shrunk case failed: {e}"));
-                None
-            }
-        };
-        shrunk.shrunk = Some(Shrunk { steps, saved });
-        outcome = shrunk;
-    }
-    let expected = expectations.is_some_and(|e| e.expects(&outcome));
-    note(bar, options, &outcome, expected);
-    outcomes.push(outcome);
-    Ok(())
-}
-
+/// The outcome of generated case `index` that could not be made (or run).
 fn generator_error(
-    generator: &Generator,
+    suite: &'static dyn SuiteDef,
+    seed: u64,
     index: u64,
     message: String,
     options: &RunOptions,
 ) -> CaseOutcome {
     let case = RunCase {
-        id: generator.id(index),
-        suite: generator.suite(),
+        id: generate::id(suite.id(), seed, index),
+        suite,
         description: String::new(),
         requirements: Vec::new(),
         scenario: serde_json::Value::Null,
         expect: serde_json::Value::Null,
-        origin: Origin::Generated {
-            seed: generator.seed(),
-            index,
-        },
+        origin: Origin::Generated { seed, index },
     };
     let attempt = crate::subject::Attempt {
         ran: crate::subject::Ran::Error(message),
@@ -423,15 +829,11 @@ fn generator_error(
 }
 
 fn write_reports(options: &RunOptions, report: &RunReport) -> Result<(), Error> {
-    if let Some(path) = &options.json {
-        report.write(path, &report.json())?;
-    }
-    if let Some(path) = &options.junit {
-        report.write(path, &report.junit()?)?;
-    }
-    if let Some(path) = &options.markdown {
-        report.write(path, &report.markdown())?;
-    }
+    report.write_formats(
+        options.json.as_deref(),
+        options.junit.as_deref(),
+        options.markdown.as_deref(),
+    )?;
     if let Some(path) = &options.write_expected_failures {
         // an existing baseline is brought up to date, its comments kept
         let previous = if path.exists() {
@@ -512,11 +914,25 @@ fn progress_bar(options: &RunOptions, total: u64) -> ProgressBar {
     bar
 }
 
-/// Prints a case that went wrong as soon as it is known (an expected one
-/// only with `--verbose`).
-fn note(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome, expected: bool) {
+/// Counts a case in the progress bar and prints it if it went wrong (an
+/// expected failure only with `--verbose`); `later` holds the printing back
+/// (a generated failure is printed once shrinking is done with it).
+fn note(
+    bar: &ProgressBar,
+    options: &RunOptions,
+    outcome: &CaseOutcome,
+    expected: bool,
+    later: bool,
+) {
     bar.inc(1);
-    if options.quiet || !report::notable(outcome) || (expected && !options.verbose) {
+    if !later && (!expected || options.verbose) {
+        print(bar, options, outcome);
+    }
+}
+
+/// Prints a case that went wrong.
+fn print(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome) {
+    if options.quiet || !report::notable(outcome) {
         return;
     }
     let mut text = format!("\n{} {}", outcome.status.name().to_uppercase(), outcome.id);

@@ -35,8 +35,9 @@ pub struct Attempt {
     pub duration: Duration,
 }
 
-/// An implementation the runner can drive.
-pub trait Subject {
+/// An implementation the runner can drive (from the thread of the worker
+/// that holds it: `--jobs` runs one per worker).
+pub trait Subject: Send {
     /// The handshake's answer (the reference makes up its own).
     fn hello(&self) -> &Hello;
     fn run(&mut self, case: &RunCase) -> Attempt;
@@ -55,6 +56,11 @@ pub trait Subject {
     /// How many times the adapter process was restarted.
     fn restarts(&self) -> u32 {
         0
+    }
+    /// Whether the run gave up on this implementation (it crashed or hung
+    /// past `--max-restarts`): what it is asked now is not run.
+    fn gave_up(&self) -> bool {
+        false
     }
 }
 

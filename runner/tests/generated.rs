@@ -90,11 +90,10 @@ fn generated_failures_are_shrunk_saved_and_replayed() {
     };
     let mut generator =
         Generator::new(&toolgate_core::scenario::CORE, 13).expect("core has a generator");
-    let tree = (0..=index)
-        .map(|_| generator.next_tree().unwrap().1)
-        .last()
-        .unwrap();
-    let original = generator.case(index, &tree.current()).unwrap();
+    let tree = generator.tree(index).unwrap();
+    let original =
+        toolgate_runner::generate::case(&toolgate_core::scenario::CORE, 13, index, &tree.current())
+            .unwrap();
     let saved = PathBuf::from(first.shrunk.as_ref().unwrap().saved.clone().unwrap());
     let minimal = toolgate_runner::cases::case_file(&saved).unwrap().remove(0);
     let json_size =
