@@ -675,11 +675,13 @@ pub fn reaches(output: &Json, delivered: &Json) -> bool {
     let output = unwrap_literals(output);
     let mut open = vec![delivered];
     while let Some(d) = open.pop() {
-        if *d == output {
+        if js_equal(d, &output) {
             return true;
         }
         match d {
-            Json::String(s) if serde_json::from_str::<Json>(s).is_ok_and(|p| p == output) => {
+            Json::String(s)
+                if serde_json::from_str::<Json>(s).is_ok_and(|p| js_equal(&p, &output)) =>
+            {
                 return true;
             }
             Json::Array(items) => open.extend(items),
@@ -688,6 +690,26 @@ pub fn reaches(output: &Json, delivered: &Json) -> bool {
         }
     }
     false
+}
+
+/// Whether two JSON values are one value as JavaScript reads them: numbers
+/// by value (a tool's `0.0` reaches the model as `0`: found by the
+/// `boundary_fast` target on 2026-12-05, a tool returning `{"length":
+/// 0.0}`), the rest structurally, object keys in any order.
+fn js_equal(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| js_equal(x, y))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len()
+                && x
+                    .iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 fn unwrap_literals(v: &Json) -> Json {

@@ -36,11 +36,15 @@ use edit::*;
 
 impl Mutant {
     /// The broken observation where the mutant fits `o` and changes it:
-    /// not where the run starts two calls with one id, in one tool turn or
-    /// in two (a mutant finds and edits a call by its id, so which call it
-    /// broke would be ambiguous: found by the `pipeline_fast` target on
-    /// 2026-12-05, a refused call reusing the id of a call cut by `length`
-    /// a turn before, whose inserted `execute` landed in the cut call), nor where a
+    /// not where the model asks for two calls with one id, in one tool
+    /// turn or in two, whether or not both start (a mutant finds and edits
+    /// a call by its id, and the judge reads the events by id, so which
+    /// call it broke would be ambiguous: found by the `pipeline_fast`
+    /// target on 2026-12-05, a refused call reusing the id of a call cut by
+    /// `length` a turn before, whose inserted `execute` landed in the cut
+    /// call; and by the `pipeline` target the same day, a batch `c1, c2,
+    /// c2` whose hook aborted the run at the first `c2`, which ran
+    /// sequentially read as PIPE-ORDER-06's order of events), nor where a
     /// `prepareArguments` entry names another call than the one it ran for
     /// (the judge reads where pi stopped a call from the entries naming
     /// it), nor where it happens to change nothing.
@@ -49,7 +53,7 @@ impl Mutant {
         s: &PipelineScenario,
         o: &PipelineObservation,
     ) -> Option<PipelineObservation> {
-        if repeats_a_call_id(o) || misnames_a_prepare(o) {
+        if repeats_a_call_id(s, o) || misnames_a_prepare(o) {
             return None;
         }
         let broken = (self.apply)(s, o)?;
@@ -61,9 +65,20 @@ impl Mutant {
     }
 }
 
-/// Whether the run starts two calls with one id (in one tool turn, or in
-/// two).
-fn repeats_a_call_id(o: &PipelineObservation) -> bool {
+/// Whether the model asks for two calls with one id, or the run starts two
+/// (in one tool turn, or in two).
+fn repeats_a_call_id(s: &PipelineScenario, o: &PipelineObservation) -> bool {
+    let mut asked: Vec<&str> = Vec::new();
+    for turn in &s.model {
+        for block in &turn.content {
+            if let Block::ToolCall(call) = block {
+                if asked.contains(&call.id.as_str()) {
+                    return true;
+                }
+                asked.push(&call.id);
+            }
+        }
+    }
     let mut seen: Vec<&str> = Vec::new();
     for entry in &o.trace {
         if let TraceEntry::Event { event } = entry {
