@@ -95,16 +95,21 @@ enum Command {
 enum ReportCommand {
     /// Join the JSON reports of every shard of one run (`toolgate run
     /// --shard I/N --json ...`, any order) into the report the whole run
-    /// would have written, and its JUnit and Markdown. Refuses reports of
-    /// different runs, toolgate versions or implementations, a shard given
-    /// twice and a shard missing.
+    /// would have written, and its JUnit and Markdown; or the
+    /// `matrix.json` of matrices made one runtime each (`toolgate matrix
+    /// --runtime ID`) into the whole matrix, written into --out. Refuses
+    /// reports of different runs, toolgate versions or implementations, a
+    /// part given twice and a part missing.
     ///
     /// Exit code: the merged run's (0 passed, 1 failures, 2 harness errors
-    /// or a refused merge).
+    /// or a refused merge); for matrices 0, or 2 when refused.
     Merge {
-        /// The shards' JSON reports.
+        /// The shards' JSON reports, or the parts' matrix.json files.
         #[arg(required = true, value_name = "REPORT")]
         reports: Vec<PathBuf>,
+        /// Where the merged matrix's page, table, JSON and badges go.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         #[arg(long, value_name = "FILE")]
@@ -139,6 +144,10 @@ struct MatrixArgs {
     /// runtimes mostly wait, and add noise to the time each case measures.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
+    /// Adapter processes per runtime, each taking the next case when it is
+    /// free (`run --jobs`); runtimes × this many processes run at once.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs_per_runtime: u16,
     /// Also run N generated cases on every runtime, the same N cases (one
     /// seed) for all: the nightly campaign across runtimes. Generated
     /// failures are not shrunk here; each report line has the command that
@@ -387,6 +396,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 timeout: seconds("--timeout", args.timeout)?,
                 progress: !args.no_progress,
                 jobs: usize::from(args.jobs),
+                jobs_per_runtime: usize::from(args.jobs_per_runtime),
                 generate: args.generate,
                 seed: args.seed,
             };
@@ -439,10 +449,27 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
         }
         Command::Report(ReportCommand::Merge {
             reports,
+            out,
             json,
             junit,
             markdown,
         }) => {
+            if let Some(out) = out {
+                use toolgate_runner::matrix;
+                let mut parts = Vec::new();
+                for path in reports {
+                    let part = matrix::merge::read(&path)?;
+                    parts.push((path, part));
+                }
+                let merged = matrix::merge::merge(parts)?;
+                matrix::write_all(&merged, &out)?;
+                print!("{}", matrix::markdown::table(&merged));
+                eprintln!(
+                    "wrote {}/index.html, matrix.md, matrix.json and badges/",
+                    out.display()
+                );
+                return Ok(0);
+            }
             let mut parts = Vec::new();
             for path in reports {
                 let report = toolgate_runner::merge::read(&path)?;

@@ -18,6 +18,12 @@ pub fn read(path: &Path) -> Result<RunReport, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::file(path, format!("not a JSON report: {e}")))?;
+    if json.get("rows").is_some() {
+        return Err(Error::file(
+            path,
+            "a matrix's JSON: merge matrices with --out DIR",
+        ));
+    }
     crate::report::validate_json(&json)
         .map_err(|e| Error::file(path, format!("not a toolgate run report: {e}")))?;
     serde_json::from_value(json).map_err(|e| Error::file(path, format!("not a run report: {e}")))

@@ -122,7 +122,7 @@ pub struct CaseOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// What the case measured (wall time, memory...), with bounds.
-    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub measures: Vec<Measure>,
     #[serde(skip_serializing_if = "String::is_empty", default)]
     pub stderr: String,

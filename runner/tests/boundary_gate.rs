@@ -293,9 +293,11 @@ fn verdict(m: &Mutant, report: &RunReport) -> Result<(), String> {
 /// generated cases (one seed) on every row; a baseline it writes records
 /// each failure's fingerprint and expects the same run; a failure on the
 /// listed requirements whose fingerprint the baseline does not list is
-/// `changed` and fails the matrix.
+/// `changed` and fails the matrix. Made one runtime at a time (one CI job
+/// each) and merged, the matrix is the one made at once.
 #[test]
 fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failure() {
+    use toolgate_runner::matrix::merge as matrix_merge;
     use toolgate_runner::matrix::run::{run_matrix, MatrixOptions};
     let _turn = turn();
     if !ready() {
@@ -334,6 +336,7 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
         timeout: Duration::from_secs(60),
         progress: false,
         jobs: 1,
+        jobs_per_runtime: 1,
         generate,
         seed: Some(20261202),
     };
@@ -357,10 +360,72 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
     assert!(!listed.is_empty(), "{baseline}");
     assert!(listed.iter().all(|l| l.contains(" @")), "{baseline}");
 
-    let (_, exit) = run_matrix(&options(false, 8)).expect("the matrix runs");
+    let (whole, exit) = run_matrix(&options(false, 8)).expect("the matrix runs");
     assert_eq!(
         exit, 0,
         "the written baselines expect the run they came from"
+    );
+    // one runtime per job, each written and read back, then merged
+    let mut parts = Vec::new();
+    for (id, jobs_per_runtime) in [("broken", 2), ("wall", 1)] {
+        let part = MatrixOptions {
+            only: vec![id.into()],
+            jobs_per_runtime,
+            ..options(false, 8)
+        };
+        let (matrix, exit) = run_matrix(&part).expect("the matrix runs");
+        assert_eq!(exit, 0);
+        let dir = tmp.path().join(format!("part-{id}"));
+        toolgate_runner::matrix::write_all(&matrix, &dir).unwrap();
+        let path = dir.join("matrix.json");
+        parts.push((path.clone(), matrix_merge::read(&path).unwrap()));
+    }
+    let merged = matrix_merge::merge(parts.clone()).unwrap();
+    let timeless = |mut m: toolgate_runner::matrix::Matrix| {
+        m.generated = String::new();
+        m.duration_secs = 0.0;
+        // what a case measured (its wall time, its memory) is a time too
+        for row in &mut m.rows {
+            row.duration_secs = 0.0;
+            for case in &mut row.cases {
+                for measure in &mut case.measures {
+                    measure.value = 0.0;
+                }
+            }
+        }
+        m
+    };
+    let (whole, merged) = (timeless(whole), timeless(merged));
+    let json = |m: &toolgate_runner::matrix::Matrix| serde_json::to_string_pretty(m).unwrap();
+    let (a, b) = (json(&whole), json(&merged));
+    if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
+        panic!("the merged matrix differs from the whole one: {x} / {y}");
+    }
+    assert_eq!(a.len(), b.len());
+    let (a, b) = (tmp.path().join("whole"), tmp.path().join("merged"));
+    toolgate_runner::matrix::write_all(&whole, &a).unwrap();
+    toolgate_runner::matrix::write_all(&merged, &b).unwrap();
+    for file in [
+        "index.html",
+        "matrix.md",
+        "badges/wall.svg",
+        "badges/broken.svg",
+    ] {
+        let read = |dir: &Path| std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            read(&a) == read(&b),
+            "{file} differs between the whole and the merged matrix"
+        );
+    }
+    let missing = matrix_merge::merge(parts[..1].to_vec()).unwrap_err();
+    assert!(
+        missing.to_string().contains("no part has runtime wall"),
+        "{missing}"
+    );
+    let twice = matrix_merge::merge(vec![parts[0].clone(), parts[0].clone()]).unwrap_err();
+    assert!(
+        twice.to_string().contains("runtime broken is given twice"),
+        "{twice}"
     );
 
     // the same case failing on the same requirements, but not as recorded

@@ -161,6 +161,7 @@ fn a_person_sees_the_grid_and_an_opened_cell() {
         generated: "2026-12-01T00:00:00Z".into(),
         machine: "test".into(),
         duration_secs: 3.0,
+        runtimes: vec!["good".into(), "bad".into()],
         requirements,
         rows,
     };

@@ -98,7 +98,7 @@ impl Level {
 
 /// A figure a case measured (wall time, memory growth, bytes the model
 /// receives), reported next to its bound.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measure {
     pub name: String,
     pub value: f64,

@@ -9,6 +9,7 @@
 pub mod badge;
 pub mod html;
 pub mod markdown;
+pub mod merge;
 pub mod run;
 
 use crate::Error;
@@ -89,7 +90,7 @@ pub enum Weight {
 }
 
 /// A requirement, a row of the grid.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Requirement {
     pub id: String,
@@ -98,7 +99,7 @@ pub struct Requirement {
 }
 
 /// A requirement a case violated (`None`: a difference no check names).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Violated {
     pub requirement: Option<String>,
@@ -106,7 +107,7 @@ pub struct Violated {
 }
 
 /// One case as a runtime did it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseResult {
     pub id: String,
@@ -128,7 +129,7 @@ pub struct CaseResult {
 }
 
 /// The grade of one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub enum Grade {
     Pass,
@@ -155,7 +156,7 @@ impl Grade {
 }
 
 /// One cell: a runtime against a requirement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cell {
     pub grade: Grade,
@@ -164,7 +165,7 @@ pub struct Cell {
 }
 
 /// One runtime's row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
     pub runtime: RuntimeEntry,
@@ -178,7 +179,7 @@ pub struct Row {
 }
 
 /// The whole matrix.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Matrix {
     pub toolgate: String,
@@ -187,6 +188,10 @@ pub struct Matrix {
     pub generated: String,
     pub machine: String,
     pub duration_secs: f64,
+    /// The ids of every runtime of the runtimes file, in its order (the
+    /// rows may be fewer: `--runtime`); what a merge of parts must cover.
+    #[serde(default)]
+    pub runtimes: Vec<String>,
     pub requirements: Vec<Requirement>,
     pub rows: Vec<Row>,
 }
@@ -347,6 +352,7 @@ mod tests {
             generated: "2026-12-01T00:00:00Z".into(),
             machine: "test".into(),
             duration_secs: 1.0,
+            runtimes: Vec::new(),
             requirements: vec![requirement("R", Weight::Must)],
             rows: Vec::new(),
         };

@@ -32,6 +32,9 @@ pub struct MatrixOptions {
     /// matrix whose runtimes mostly wait (deadlines, process starts) and
     /// add noise to the time measures of those that compute.
     pub jobs: usize,
+    /// Adapter processes each runtime's run deals its cases to (`run
+    /// --jobs`; at least 1).
+    pub jobs_per_runtime: usize,
     /// Generated cases run on every runtime besides its corpus cases (0:
     /// none), all from one seed.
     pub generate: u64,
@@ -145,6 +148,7 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
         generated: now_utc(),
         machine: machine(),
         duration_secs: started.elapsed().as_secs_f64(),
+        runtimes: file.runtimes.iter().map(|r| r.id.clone()).collect(),
         requirements,
         rows,
     };
@@ -173,6 +177,7 @@ fn run_runtime(
         }),
         // one bar would hide another: with several jobs, lines only
         progress: options.progress && options.jobs <= 1,
+        jobs: options.jobs_per_runtime.max(1),
         // the matrix prints one line per runtime; the page has the rest
         quiet: true,
         ..RunOptions::default()
