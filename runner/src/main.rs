@@ -102,7 +102,7 @@ enum ReportCommand {
     /// part given twice and a part missing.
     ///
     /// Exit code: the merged run's (0 passed, 1 failures, 2 harness errors
-    /// or a refused merge); for matrices 0, or 2 when refused.
+    /// or a refused merge); for matrices the worst of the runtimes' runs.
     Merge {
         /// The shards' JSON reports, or the parts' matrix.json files.
         #[arg(required = true, value_name = "REPORT")]
@@ -468,7 +468,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                     "wrote {}/index.html, matrix.md, matrix.json and badges/",
                     out.display()
                 );
-                return Ok(0);
+                return Ok(matrix::merge::exit_code(&merged) as u8);
             }
             let mut parts = Vec::new();
             for path in reports {

@@ -417,6 +417,7 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
             "{file} differs between the whole and the merged matrix"
         );
     }
+    assert_eq!(matrix_merge::exit_code(&merged), exit);
     let missing = matrix_merge::merge(parts[..1].to_vec()).unwrap_err();
     assert!(
         missing.to_string().contains("no part has runtime wall"),
@@ -443,6 +444,8 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
     };
     let (matrix, exit) = run_matrix(&only_broken).expect("the matrix runs");
     assert_eq!(exit, 1, "a changed failure fails the matrix");
+    // and its part: a merge of it would fail as well
+    assert_eq!(matrix_merge::exit_code(&matrix), 1);
     let id = first.split_whitespace().next().unwrap();
     let case = matrix.rows[0].cases.iter().find(|c| c.id == id).unwrap();
     assert!(

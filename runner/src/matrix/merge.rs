@@ -22,7 +22,7 @@ pub fn read(path: &Path) -> Result<Matrix, Error> {
 }
 
 /// Joins `parts` (each with the file it came from) into one matrix of
-/// every runtime of their runtimes file.
+/// every runtime of their runtimes file. Its exit code is [`exit_code`].
 pub fn merge(parts: Vec<(PathBuf, Matrix)>) -> Result<Matrix, Error> {
     let (first_path, first) = parts
         .first()
@@ -103,4 +103,9 @@ pub fn merge(parts: Vec<(PathBuf, Matrix)>) -> Result<Matrix, Error> {
         requirements: first.requirements.clone(),
         rows: ordered,
     })
+}
+
+/// The exit code of the matrix: the worst of its rows' runs.
+pub fn exit_code(matrix: &Matrix) -> i32 {
+    matrix.rows.iter().map(|r| r.exit_code).max().unwrap_or(0)
 }

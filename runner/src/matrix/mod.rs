@@ -176,6 +176,11 @@ pub struct Row {
     pub cases: Vec<CaseResult>,
     /// Counts of case statuses.
     pub summary: BTreeMap<String, usize>,
+    /// The exit code of the runtime's run (`toolgate run`'s: 1 when a
+    /// case failed that its baseline does not expect, or passed one it
+    /// does), so that a merge of parts fails as the whole matrix would.
+    #[serde(default)]
+    pub exit_code: i32,
 }
 
 /// The whole matrix.
@@ -264,6 +269,7 @@ pub fn row(
         cells,
         cases,
         summary,
+        exit_code: 0,
     }
 }
 

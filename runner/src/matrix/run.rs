@@ -228,16 +228,15 @@ fn run_runtime(
         "{} {}",
         report.implementation.name, report.implementation.version
     );
-    Ok((
-        row(
-            entry.clone(),
-            implementation,
-            report.duration_secs,
-            requirements,
-            cases,
-        ),
-        report.exit_code,
-    ))
+    let mut row = row(
+        entry.clone(),
+        implementation,
+        report.duration_secs,
+        requirements,
+        cases,
+    );
+    row.exit_code = report.exit_code;
+    Ok((row, report.exit_code))
 }
 
 fn summary_line(report: &RunReport) -> String {
