@@ -704,8 +704,7 @@ fn js_equal(a: &Json, b: &Json) -> bool {
         }
         (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
         }
         _ => a == b,
