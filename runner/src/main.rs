@@ -110,13 +110,23 @@ enum ReportCommand {
         /// Where the merged matrix's page, table, JSON and badges go.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-        #[arg(long, value_name = "FILE")]
-        markdown: Option<PathBuf>,
+        #[command(flatten)]
+        files: ReportFiles,
     },
+}
+
+/// Where a run's reports are written (each format only when asked).
+#[derive(clap::Args)]
+struct ReportFiles {
+    /// The JSON report (runner/schema/report.schema.json): everything.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// JUnit XML, for CI test tabs.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Markdown, for a CI job summary.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -293,12 +303,8 @@ struct RunArgs {
     /// date, its comments and racy (`~`) lines kept.
     #[arg(long, value_name = "FILE")]
     write_expected_failures: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    #[arg(long, value_name = "FILE")]
-    markdown: Option<PathBuf>,
+    #[command(flatten)]
+    reports: ReportFiles,
     /// Fail the cases that break only SHOULD requirements (by default they
     /// are reported as `warn` and pass the run).
     #[arg(long)]
@@ -372,9 +378,9 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 save_dir: args.save_dir,
                 expected_failures: args.expected_failures,
                 write_expected_failures: args.write_expected_failures,
-                json: args.json,
-                junit: args.junit,
-                markdown: args.markdown,
+                json: args.reports.json,
+                junit: args.reports.junit,
+                markdown: args.reports.markdown,
                 progress: !args.no_progress,
                 quiet: args.quiet,
                 strict: args.strict,
@@ -450,9 +456,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
         Command::Report(ReportCommand::Merge {
             reports,
             out,
-            json,
-            junit,
-            markdown,
+            files,
         }) => {
             if let Some(out) = out {
                 use toolgate_runner::matrix;
@@ -476,7 +480,11 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 parts.push((path, report));
             }
             let report = toolgate_runner::merge::merge(parts)?;
-            report.write_formats(json.as_deref(), junit.as_deref(), markdown.as_deref())?;
+            report.write_formats(
+                files.json.as_deref(),
+                files.junit.as_deref(),
+                files.markdown.as_deref(),
+            )?;
             print!("{}", report.terminal());
             Ok(report.exit_code as u8)
         }

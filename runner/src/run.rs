@@ -311,22 +311,13 @@ fn plan<'a>(
     planned
 }
 
-/// A case dealt to a worker: the slot of its outcome and the case.
+/// A case dealt to a worker: the slot of its outcome, the case, and for a
+/// generated one its scenario, drawn by the producer (the worker observes
+/// the reference for its expectation, so that work is spread too).
 struct Job<'a> {
     slot: usize,
-    case: JobCase<'a>,
-}
-
-enum JobCase<'a> {
-    Loaded(&'a RunCase),
-    /// A generated scenario; the worker observes the reference (the
-    /// expected observation), so that the work is spread too.
-    Generated {
-        suite: &'static dyn SuiteDef,
-        seed: u64,
-        index: u64,
-        scenario: serde_json::Value,
-    },
+    planned: &'a Planned<'a>,
+    scenario: Option<serde_json::Value>,
 }
 
 /// What the workers hand back: the outcomes in plan order, the subjects
@@ -366,7 +357,7 @@ fn deal(
                         Some(subject) => Ok(subject),
                         None => start_subject(options, suites).and_then(|s| same_hello(s, hello)),
                     };
-                    work(options, subject, queue, &sender)
+                    work(options, seed, subject, queue, &sender)
                 })
             })
             .collect();
@@ -453,6 +444,7 @@ impl Drop for Abandon<'_, '_> {
 /// gave up on gives its job back to the others.
 fn work(
     options: &RunOptions,
+    seed: Option<u64>,
     subject: Result<Box<dyn Subject>, Error>,
     queue: &Queue<Job>,
     results: &mpsc::Sender<(usize, CaseOutcome)>,
@@ -464,8 +456,8 @@ fn work(
             if !queue.leave() {
                 // the last worker cannot leave its jobs to anybody
                 while let Some(job) = queue.take() {
-                    let outcome =
-                        job_not_run(options, &job, &format!("not run: the adapter {why}"));
+                    let why = format!("not run: the adapter {why}");
+                    let outcome = not_run(options, job.planned, seed, &why);
                     let _ = results.send((job.slot, outcome));
                 }
             }
@@ -473,7 +465,7 @@ fn work(
         }
     };
     while let Some(job) = queue.take() {
-        let outcome = run_job(options, subject.as_mut(), &job);
+        let outcome = run_job(options, seed, subject.as_mut(), &job);
         if outcome.not_run && subject.gave_up() && !interrupted() {
             match queue.give_back(job) {
                 Ok(()) => break,
@@ -490,30 +482,32 @@ fn work(
     Joined::Subject(subject)
 }
 
-fn run_job(options: &RunOptions, subject: &mut dyn Subject, job: &Job) -> CaseOutcome {
+fn run_job(
+    options: &RunOptions,
+    seed: Option<u64>,
+    subject: &mut dyn Subject,
+    job: &Job,
+) -> CaseOutcome {
     if interrupted() {
-        return job_not_run(options, job, NOT_RUN_INTERRUPTED);
+        return not_run(options, job.planned, seed, NOT_RUN_INTERRUPTED);
     }
-    match &job.case {
-        JobCase::Loaded(case) => run_one(subject, case, reproduce(options, case), options.strict),
-        JobCase::Generated {
-            suite,
-            seed,
-            index,
-            scenario,
-        } => match generate::case(*suite, *seed, *index, scenario) {
-            Ok(case) => run_one(subject, &case, reproduce(options, &case), options.strict),
-            Err(message) => generator_error(*suite, *seed, *index, message, options),
-        },
-    }
-}
-
-fn job_not_run(options: &RunOptions, job: &Job, why: &str) -> CaseOutcome {
-    match &job.case {
-        JobCase::Loaded(case) => not_run_case(case, reproduce(options, case), why),
-        JobCase::Generated {
-            suite, seed, index, ..
-        } => generated_not_run(*suite, *seed, *index, why, options),
+    match (job.planned, &job.scenario, seed) {
+        (Planned::Loaded(case), _, _) => {
+            run_one(subject, case, reproduce(options, case), options.strict)
+        }
+        (Planned::Generated { suite, index, .. }, Some(scenario), Some(seed)) => {
+            match generate::case(*suite, seed, *index, scenario) {
+                Ok(case) => run_one(subject, &case, reproduce(options, &case), options.strict),
+                Err(message) => generator_error(*suite, seed, *index, message, options),
+            }
+        }
+        (Planned::Generated { suite, index, .. }, _, seed) => generator_error(
+            *suite,
+            seed.unwrap_or_default(),
+            *index,
+            "a generated case was dealt without its scenario or seed".into(),
+            options,
+        ),
     }
 }
 
@@ -552,21 +546,20 @@ fn produce<'a>(
             if interrupted() {
                 break;
             }
-            let case = match p {
-                Planned::Loaded(case) => JobCase::Loaded(case),
+            let scenario = match p {
+                Planned::Loaded(_) => None,
                 Planned::Generated { suite, index, .. } => {
                     let seed =
                         seed.ok_or_else(|| Error::usage("a generated case without a seed"))?;
-                    let scenario = scenario_at(&mut generator, *suite, seed, *index)?;
-                    JobCase::Generated {
-                        suite: *suite,
-                        seed,
-                        index: *index,
-                        scenario,
-                    }
+                    Some(scenario_at(&mut generator, *suite, seed, *index)?)
                 }
             };
-            if !queue.put(Job { slot, case }) {
+            let job = Job {
+                slot,
+                planned: p,
+                scenario,
+            };
+            if !queue.put(job) {
                 break;
             }
         }

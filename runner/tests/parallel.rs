@@ -237,39 +237,32 @@ fn a_merge_refuses_what_is_not_one_runs_shards() {
 fn the_command_line_merges_two_shards_into_the_whole_run() {
     let dir = tempfile::tempdir().unwrap();
     let toolgate = env!("CARGO_BIN_EXE_toolgate");
+    let succeeds = |command: &mut Command| {
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+    };
     let run = |extra: &[&str], json: &str| {
-        let out = Command::new(toolgate)
-            .args(["run", "--impl", &reference(), "--suite", "boundary"])
-            .args(["--generate", "5", "--seed", "7", "--no-progress", "--quiet"])
-            .args(extra)
-            .arg("--json")
-            .arg(dir.path().join(json))
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeds(
+            Command::new(toolgate)
+                .args(["run", "--impl", &reference(), "--suite", "boundary"])
+                .args(["--generate", "5", "--seed", "7", "--no-progress", "--quiet"])
+                .args(extra)
+                .arg("--json")
+                .arg(dir.path().join(json)),
+        )
     };
     run(&[], "whole.json");
     run(&["--shard", "1/2", "--jobs", "2"], "1.json");
     run(&["--shard", "2/2"], "2.json");
-    let out = Command::new(toolgate)
-        .args(["report", "merge"])
-        .args([dir.path().join("2.json"), dir.path().join("1.json")])
-        .arg("--json")
-        .arg(dir.path().join("merged.json"))
-        .arg("--markdown")
-        .arg(dir.path().join("merged.md"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        Command::new(toolgate)
+            .args(["report", "merge"])
+            .args([dir.path().join("2.json"), dir.path().join("1.json")])
+            .arg("--json")
+            .arg(dir.path().join("merged.json"))
+            .arg("--markdown")
+            .arg(dir.path().join("merged.md")),
     );
     let read = |name: &str| timeless(merge::read(&dir.path().join(name)).unwrap()).json();
     assert_eq!(read("whole.json"), read("merged.json"));
