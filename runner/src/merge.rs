@@ -79,15 +79,12 @@ pub fn merge(mut parts: Vec<(PathBuf, RunReport)>) -> Result<RunReport, Error> {
             missing.join(", ")
         )));
     }
+    let cases_in_run = first.plan.cases;
     // the merged report is the first shard's, with every shard's cases
-    let mut merged = RunReport {
-        cases: Vec::new(),
-        adapter_stderr: String::new(),
-        ..first.clone_without_cases()
-    };
+    let mut merged: Option<RunReport> = None;
     let mut placed = BTreeMap::new();
     let (mut duration, mut restarts, mut stderr) = (0.0, 0, String::new());
-    for (path, report) in parts {
+    for (path, mut report) in parts {
         duration += report.duration_secs;
         restarts += report.restarts;
         if !report.adapter_stderr.is_empty() {
@@ -98,19 +95,21 @@ pub fn merge(mut parts: Vec<(PathBuf, RunReport)>) -> Result<RunReport, Error> {
                 report.adapter_stderr.trim_end()
             );
         }
-        for mut case in report.cases {
+        let cases = std::mem::take(&mut report.cases);
+        merged.get_or_insert(report);
+        for mut case in cases {
             let Some(position) = case.position.take() else {
                 return refuse(
                     &path,
                     format!("case {} has no position in the run", case.id),
                 );
             };
-            if position >= merged.plan.cases as u64 {
+            if position >= cases_in_run as u64 {
                 return refuse(
                     &path,
                     format!(
-                        "case {} is at {position}, past the run's {} cases",
-                        case.id, merged.plan.cases
+                        "case {} is at {position}, past the run's {cases_in_run} cases",
+                        case.id
                     ),
                 );
             }
@@ -119,13 +118,13 @@ pub fn merge(mut parts: Vec<(PathBuf, RunReport)>) -> Result<RunReport, Error> {
             }
         }
     }
-    if placed.len() != merged.plan.cases {
+    if placed.len() != cases_in_run {
         return Err(Error::usage(format!(
-            "report merge: the shards hold {} cases, the run {} (a report was cut or edited)",
+            "report merge: the shards hold {} cases, the run {cases_in_run} (a report was cut or edited)",
             placed.len(),
-            merged.plan.cases
         )));
     }
+    let mut merged = merged.ok_or_else(|| Error::usage("report merge: no report given"))?;
     merged.cases = placed.into_values().collect();
     merged.summary = Summary::of(&merged.cases);
     merged.exit_code = merged.summary.exit_code();

@@ -222,24 +222,6 @@ impl RunReport {
         }
     }
 
-    /// This report without its cases (cloning only the rest).
-    pub fn clone_without_cases(&self) -> RunReport {
-        RunReport {
-            toolgate: self.toolgate.clone(),
-            implementation: self.implementation.clone(),
-            command: self.command.clone(),
-            seed: self.seed,
-            duration_secs: self.duration_secs,
-            summary: self.summary.clone(),
-            exit_code: self.exit_code,
-            restarts: self.restarts,
-            plan: self.plan.clone(),
-            shard: self.shard,
-            cases: Vec::new(),
-            adapter_stderr: self.adapter_stderr.clone(),
-        }
-    }
-
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports serialize") + "\n"
     }

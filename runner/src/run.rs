@@ -551,7 +551,7 @@ fn produce<'a>(
                 Planned::Generated { suite, index, .. } => {
                     let seed =
                         seed.ok_or_else(|| Error::usage("a generated case without a seed"))?;
-                    Some(scenario_at(&mut generator, *suite, seed, *index)?)
+                    Some(tree_at(&mut generator, *suite, seed, *index)?.current())
                 }
             };
             let job = Job {
@@ -570,17 +570,9 @@ fn produce<'a>(
     dealt
 }
 
-/// Generated scenario `index` of `suite`, from `generator` when it can still
-/// reach it (one stream walked forward), else from a new one.
-fn scenario_at(
-    generator: &mut Option<Generator>,
-    suite: &'static dyn SuiteDef,
-    seed: u64,
-    index: u64,
-) -> Result<serde_json::Value, Error> {
-    Ok(tree_at(generator, suite, seed, index)?.current())
-}
-
+/// The value tree of generated case `index` of `suite`, from `generator`
+/// when it can still reach it (one stream walked forward), else from a new
+/// one.
 fn tree_at(
     generator: &mut Option<Generator>,
     suite: &'static dyn SuiteDef,

@@ -68,30 +68,27 @@ impl Mutant {
 /// Whether the model asks for two calls with one id, or the run starts two
 /// (in one tool turn, or in two).
 fn repeats_a_call_id(s: &PipelineScenario, o: &PipelineObservation) -> bool {
-    let mut asked: Vec<&str> = Vec::new();
-    for turn in &s.model {
-        for block in &turn.content {
-            if let Block::ToolCall(call) = block {
-                if asked.contains(&call.id.as_str()) {
-                    return true;
-                }
-                asked.push(&call.id);
-            }
+    let asked = s
+        .model
+        .iter()
+        .flat_map(|turn| &turn.content)
+        .filter_map(|block| match block {
+            Block::ToolCall(call) => Some(call.id.as_str()),
+            Block::Text(_) => None,
+        });
+    let started = o.trace.iter().filter_map(|entry| match entry {
+        TraceEntry::Event { event } if event["type"] == "tool_execution_start" => {
+            Some(event["toolCallId"].as_str().unwrap_or_default())
         }
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for entry in &o.trace {
-        if let TraceEntry::Event { event } = entry {
-            if event["type"] == "tool_execution_start" {
-                let id = event["toolCallId"].as_str().unwrap_or_default();
-                if seen.contains(&id) {
-                    return true;
-                }
-                seen.push(id);
-            }
-        }
-    }
-    false
+        _ => None,
+    });
+    repeats(asked) || repeats(started)
+}
+
+/// Whether an id comes twice.
+fn repeats<'a>(ids: impl Iterator<Item = &'a str>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    ids.into_iter().any(|id| !seen.insert(id))
 }
 
 /// Whether a `prepareArguments` entry names another call than the one
