@@ -9,7 +9,7 @@ use super::heap::{NodeId, PropKey, Proto, Value};
 use super::runtime::{Copied, CopiedNode, Runtime};
 use crate::js_string::JsString;
 use crate::Error;
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 /// Values the model copies before it calls the arguments too large to model.
 pub const MAX_COPIED_VALUES: usize = 1_000_000;
@@ -54,7 +54,7 @@ impl Out {
 /// Copies `root` (already known to be a non-array object).
 pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFailure> {
     let mut stack: Vec<Frame> = Vec::new();
-    let mut on_path: HashSet<NodeId> = HashSet::new();
+    let mut on_path: HashSet<NodeId> = HashSet::default();
     let mut copied = 0usize;
     let mut out = Out(Vec::new());
     let mut next = Some(root.clone());
@@ -85,9 +85,8 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
                 let index = u32::try_from(items.len()).unwrap_or(u32::MAX);
                 if index < *length {
                     // `Object.hasOwn` (a hole is refused), then `value[index]`
-                    let key = PropKey::String(JsString::from(index.to_string()));
                     let value = rt
-                        .read_own(*id, &key)
+                        .read_index(*id, index)
                         .map_err(|_| CopyFailure::Invalid)?
                         .ok_or(CopyFailure::Invalid)?;
                     next = Some(value);

@@ -181,13 +181,56 @@ pub struct ObjectNode {
 
 /// Own properties in JavaScript's own-key order: array-index keys ascending,
 /// then other strings in creation order, then symbols in creation order.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 struct Props {
     list: Vec<(PropKey, Property)>,
-    by_key: HashMap<PropKey, usize, foldhash::fast::RandomState>,
-    /// Positions in `list` of enumerable string-keyed properties, so a walk
+    /// Each key's place in `list`, kept once there are more than
+    /// [`MAPPED_PAST`] keys: a small object is searched in its list, which
+    /// costs less than a map to build, to search and to free.
+    by_key: Option<HashMap<PropKey, usize, foldhash::fast::RandomState>>,
+    /// Positions in `list` of the enumerable string-keyed properties, set
+    /// (by [`HeapBuilder::finish`]) only when some are not: a walk then
     /// skips symbols and hidden properties at no cost.
-    enumerable_strings: Vec<usize>,
+    enumerable_strings: Option<Vec<usize>>,
+}
+
+/// Keys an object holds before it keeps a map of them.
+const MAPPED_PAST: usize = 8;
+
+impl PartialEq for Props {
+    /// The properties in order: the rest is derived from them.
+    fn eq(&self, other: &Props) -> bool {
+        self.list == other.list
+    }
+}
+
+impl Props {
+    fn position(&self, key: &PropKey) -> Option<usize> {
+        match &self.by_key {
+            Some(map) => map.get(key).copied(),
+            None => self.list.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    fn push(&mut self, key: PropKey, prop: Property) {
+        if let Some(map) = &mut self.by_key {
+            map.insert(key.clone(), self.list.len());
+        }
+        self.list.push((key, prop));
+        if self.by_key.is_none() && self.list.len() > MAPPED_PAST {
+            self.map_keys();
+        }
+    }
+
+    fn map_keys(&mut self) {
+        self.by_key = (self.list.len() > MAPPED_PAST).then(|| {
+            self.list
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect()
+        });
+    }
 }
 
 /// An array: `length` and the slots that exist (the others are holes).
@@ -362,30 +405,33 @@ impl ObjectNode {
     /// Defines or redefines an own property (a redefinition keeps its place).
     pub fn define(&mut self, key: impl Into<PropKey>, prop: Property) -> &mut ObjectNode {
         let key = key.into();
-        match self.props.by_key.get(&key) {
-            Some(&i) => {
+        match self.props.position(&key) {
+            Some(i) => {
                 if let Some(slot) = self.props.list.get_mut(i) {
                     slot.1 = prop;
                 }
             }
-            None => {
-                self.props.by_key.insert(key.clone(), self.props.list.len());
-                self.props.list.push((key, prop));
-            }
+            None => self.props.push(key, prop),
         }
         self
     }
     pub fn own(&self, key: &PropKey) -> Option<&Property> {
-        let i = *self.props.by_key.get(key)?;
+        let i = self.props.position(key)?;
         self.props.list.get(i).map(|(_, p)| p)
     }
     /// Own enumerable string-keyed properties in own-key order.
     pub fn enumerable_strings(&self) -> impl Iterator<Item = (&JsString, &Property)> {
-        self.props
-            .enumerable_strings
-            .iter()
-            .filter_map(|&i| match self.props.list.get(i) {
-                Some((PropKey::String(k), p)) => Some((k, p)),
+        let list = &self.props.list;
+        let (every, some) = match &self.props.enumerable_strings {
+            None => (Some(list.iter()), None),
+            Some(positions) => (None, Some(positions.iter().filter_map(|&i| list.get(i)))),
+        };
+        every
+            .into_iter()
+            .flatten()
+            .chain(some.into_iter().flatten())
+            .filter_map(|(k, p)| match k {
+                PropKey::String(k) if p.enumerable() => Some((k, p)),
                 _ => None,
             })
     }
@@ -401,12 +447,15 @@ impl ObjectNode {
             self.reorder();
         }
         let list = &self.props.list;
-        self.props.enumerable_strings = list
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, p))| matches!(k, PropKey::String(_)) && p.enumerable())
-            .map(|(i, _)| i)
-            .collect();
+        let walked =
+            |(k, p): &(PropKey, Property)| matches!(k, PropKey::String(_)) && p.enumerable();
+        self.props.enumerable_strings = (!list.iter().all(walked)).then(|| {
+            list.iter()
+                .enumerate()
+                .filter(|(_, kp)| walked(kp))
+                .map(|(i, _)| i)
+                .collect()
+        });
     }
 
     /// Whether the properties already are in JavaScript's own-key order:
@@ -457,12 +506,8 @@ impl ObjectNode {
             .chain(named)
             .chain(symbols)
             .collect();
-        self.props.by_key = ordered
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (k.clone(), i))
-            .collect();
         self.props.list = ordered;
+        self.props.map_keys();
     }
 }
 

@@ -338,6 +338,23 @@ impl<'h> Runtime<'h> {
         self.get(&Value::Ref(receiver), key).map(Some)
     }
 
+    /// [`Runtime::read_own`] of array index `index`. An array that is no
+    /// proxy is read at its slot without spelling the key out (a copy of
+    /// a 10^6-item array reads every index); through a proxy the traps see
+    /// the key as a string, as JavaScript gives it.
+    pub fn read_index(&self, receiver: NodeId, index: u32) -> Result<Option<Value>, Thrown> {
+        match self.heap.node(receiver) {
+            Some(Node::Array(a)) => match a.slots.get(&index) {
+                Some(prop) => self.property_value(prop.clone()).map(Some),
+                None => Ok(None),
+            },
+            _ => self.read_own(
+                receiver,
+                &PropKey::String(JsString::from(index.to_string())),
+            ),
+        }
+    }
+
     /// The value of a property: the data, or what its getter returns.
     pub fn property_value(&self, prop: Property) -> Result<Value, Thrown> {
         match prop {

@@ -12,6 +12,7 @@ use crate::js_string::JsString;
 use crate::model::*;
 use crate::Error;
 use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -27,23 +28,53 @@ pub const MAX_NEST: u64 = 2_000_000;
 #[derive(Debug)]
 pub struct Built {
     pub heap: Heap,
-    /// Node names by id.
-    pub names: Vec<String>,
+    names: Names,
     pub initial: Option<Value>,
     pub registrations: Vec<Value>,
     pub calls: Vec<Value>,
 }
 
 impl Built {
-    pub fn name(&self, id: NodeId) -> &str {
-        self.names.get(id.0 as usize).map_or("?", String::as_str)
+    /// The name of node `id`: its name in `nodes`, the JSON Pointer of an
+    /// inline node's place, or `<pointer>#<level>` for a level of a `nest`.
+    pub fn name(&self, id: NodeId) -> Cow<'_, str> {
+        match self.names.ids.get(id.0 as usize) {
+            Some(Name::Given(name)) => Cow::Borrowed(name),
+            Some(Name::Level { nest, level }) => match self.names.nests.get(*nest as usize) {
+                Some(at) => Cow::Owned(format!("{at}#{level}")),
+                None => Cow::Borrowed("?"),
+            },
+            None => Cow::Borrowed("?"),
+        }
     }
+
+    /// Every node's id and name, in id order.
+    pub fn names(&self) -> impl Iterator<Item = (NodeId, Cow<'_, str>)> {
+        (0..self.names.ids.len())
+            .filter_map(|i| u32::try_from(i).ok())
+            .map(|i| (NodeId(i), self.name(NodeId(i))))
+    }
+}
+
+/// Node names by id. A `nest`'s levels are named when asked for: a
+/// 10^6-deep nest would otherwise cost as many strings to build and free.
+#[derive(Debug, Default)]
+struct Names {
+    ids: Vec<Name>,
+    /// The JSON Pointer of each `nest`, by number.
+    nests: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Name {
+    Given(String),
+    Level { nest: u32, level: u64 },
 }
 
 struct Builder {
     b: HeapBuilder,
     by_name: HashMap<String, NodeId>,
-    names: Vec<String>,
+    names: Names,
     limits: Limits,
 }
 
@@ -88,7 +119,7 @@ pub fn build_with(scenario: &Scenario, limits: Limits) -> Result<Built, Error> {
     let mut builder = Builder {
         b: HeapBuilder::new(),
         by_name: HashMap::new(),
-        names: Vec::new(),
+        names: Names::default(),
         limits,
     };
     // allocate every named node first so references (and cycles) resolve
@@ -99,7 +130,7 @@ pub fn build_with(scenario: &Scenario, limits: Limits) -> Result<Built, Error> {
                 "node names must not start with '/'",
             ));
         }
-        let id = builder.placeholder(name.clone());
+        let id = builder.placeholder(Name::Given(name.clone()));
         builder.by_name.insert(name.clone(), id);
     }
     for (name, spec) in &scenario.nodes {
@@ -168,8 +199,8 @@ fn only_keys(o: &Map<String, Json>, allowed: &[&str], at: &str) -> Result<(), Er
 }
 
 impl Builder {
-    fn placeholder(&mut self, name: String) -> NodeId {
-        self.names.push(name);
+    fn placeholder(&mut self, name: Name) -> NodeId {
+        self.names.ids.push(name);
         self.b
             .alloc(Node::Object(ObjectNode::new(Proto::ObjectPrototype)))
     }
@@ -235,7 +266,7 @@ impl Builder {
                     "string" => self.string(o, at).map(Value::String),
                     _ => {
                         let node = self.node(v, at)?;
-                        let id = self.placeholder(at.to_string());
+                        let id = self.placeholder(Name::Given(at.to_string()));
                         self.set(id, node, at)?;
                         Ok(Value::Ref(id))
                     }
@@ -758,7 +789,8 @@ impl Builder {
                 ))
             }
         };
-        let key = field(o, "key").and_then(Json::as_str).unwrap_or("a");
+        // one key for every level: a clone shares its code units
+        let key = PropKey::from(field(o, "key").and_then(Json::as_str).unwrap_or("a"));
         let mut inner = match field(o, "inner") {
             Some(v) => Some(self.value(v, &format!("{at}/inner"))?),
             None => None,
@@ -778,14 +810,19 @@ impl Builder {
             } else {
                 let mut obj = ObjectNode::new(Proto::ObjectPrototype);
                 if let Some(v) = inner {
-                    obj.define(key, Property::data(v));
+                    obj.define(key.clone(), Property::data(v));
                 }
                 Node::Object(obj)
             }
         };
+        let nest = u32::try_from(self.names.nests.len()).map_err(|_| bad(at, "too many nests"))?;
+        self.names.nests.push(at.to_string());
         for level in 1..depth {
             let node = wrap(inner.take());
-            let id = self.placeholder(format!("{at}#{}", depth - level));
+            let id = self.placeholder(Name::Level {
+                nest,
+                level: depth - level,
+            });
             self.set(id, node, at)?;
             inner = Some(Value::Ref(id));
         }

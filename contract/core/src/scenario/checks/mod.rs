@@ -185,10 +185,8 @@ impl<'s> Facts<'s> {
     fn with(scenario: &'s Scenario, built: Option<Built>) -> Facts<'s> {
         let roles = built.as_ref().map(analyse).unwrap_or_default();
         let mut ids = HashMap::new();
-        for (i, name) in built.iter().flat_map(|b| b.names.iter().enumerate()) {
-            if let Ok(raw) = u32::try_from(i) {
-                ids.entry(name.clone()).or_insert(NodeId(raw));
-            }
+        for (id, name) in built.iter().flat_map(Built::names) {
+            ids.entry(name.into_owned()).or_insert(id);
         }
         Facts {
             scenario,
@@ -280,9 +278,7 @@ impl<'s> Facts<'s> {
         }
         // no trace to go by: the first node that can abort, in heap order
         if let Some(built) = &self.built {
-            for (i, _) in built.names.iter().enumerate() {
-                let Ok(raw) = u32::try_from(i) else { break };
-                let id = NodeId(raw);
+            for id in (0..built.heap.len()).filter_map(|i| u32::try_from(i).ok().map(NodeId)) {
                 let aborts = match built.heap.node(id) {
                     Some(Node::Function(f)) => f
                         .script
