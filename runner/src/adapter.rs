@@ -42,7 +42,9 @@ pub struct Options {
 }
 
 enum Line {
-    Text(Vec<u8>),
+    /// A line, and when its end was read: the reply's time, however late
+    /// the worker comes to read it.
+    Text(Vec<u8>, Instant),
     TooLong,
     Eof,
     Failed(String),
@@ -227,7 +229,7 @@ impl Adapter {
         .map_err(|e| format!("cannot write the start request: {e}"))?;
         let deadline = Instant::now() + self.options.start_timeout;
         let value = match self.next_line(deadline) {
-            Reply::Value(v) => v,
+            Reply::Value(v, _) => v,
             Reply::Garbage(m) => return Err(m),
             Reply::Interrupted => return Err("the run was interrupted".into()),
             Reply::Timeout => {
@@ -282,8 +284,8 @@ impl Adapter {
             }
         };
         match received {
-            Ok(Line::Text(bytes)) => match parse_line(&bytes) {
-                Some(v @ Json::Object(_)) => Reply::Value(v),
+            Ok(Line::Text(bytes, arrived)) => match parse_line(&bytes) {
+                Some(v @ Json::Object(_)) => Reply::Value(v, arrived),
                 _ => Reply::Garbage(format!(
                     "stdout line is not a JSON object: {}",
                     excerpt(&bytes)
@@ -413,14 +415,17 @@ impl Adapter {
         }
     }
 
-    /// Sends the request `make(seq)` and waits up to `timeout` for one
-    /// reply line: the reply's JSON, or how the exchange failed (the
-    /// process killed when it can no longer be trusted).
+    /// Sends the request `make(seq)`, calls `meanwhile` (if given) once
+    /// the request is on its way, and waits up to `timeout` from the
+    /// sending for one reply line: the reply's JSON and when it arrived,
+    /// or how the exchange failed (the process killed when it can no
+    /// longer be trusted).
     fn round_trip(
         &mut self,
         make: impl FnOnce(u64) -> Request,
         timeout: Duration,
-    ) -> Result<(u64, Json), Ran> {
+        meanwhile: &mut Option<&mut dyn FnMut()>,
+    ) -> Result<(u64, Json, Instant), Ran> {
         self.ensure_running().map_err(Ran::NotRun)?;
         self.seq += 1;
         let seq = self.seq;
@@ -429,8 +434,17 @@ impl Adapter {
             return Err(Ran::Crash(self.reap()));
         }
         let deadline = Instant::now() + timeout;
+        if let Some(meanwhile) = meanwhile.take() {
+            meanwhile();
+        }
         match self.next_line(deadline) {
-            Reply::Value(v) => Ok((seq, v)),
+            // a reply read late, because `meanwhile` ran past the
+            // deadline, still came too late
+            Reply::Value(_, arrived) if arrived > deadline => {
+                self.kill();
+                Err(Ran::Timeout(timeout))
+            }
+            Reply::Value(v, arrived) => Ok((seq, v, arrived)),
             Reply::Garbage(m) => {
                 self.kill();
                 Err(Ran::Error(m))
@@ -447,11 +461,25 @@ impl Adapter {
         }
     }
 
-    /// One case's exchange, with what the adapter wrote to stderr meanwhile.
-    fn attempt(&mut self, case: &RunCase, patience: Option<u32>) -> Attempt {
+    /// One case's exchange, with what the adapter wrote to stderr
+    /// meanwhile; `meanwhile` is called once, while the adapter works on
+    /// the case if it could be sent.
+    fn attempt(
+        &mut self,
+        case: &RunCase,
+        patience: Option<u32>,
+        meanwhile: Option<&mut dyn FnMut()>,
+    ) -> Attempt {
+        let mut meanwhile = meanwhile;
         let start = Instant::now();
-        let ran = self.exchange(case, patience);
-        let duration = start.elapsed();
+        let (ran, arrived) = self.exchange(case, patience, &mut meanwhile);
+        let duration = match arrived {
+            Some(arrived) => arrived.saturating_duration_since(start),
+            None => start.elapsed(),
+        };
+        if let Some(meanwhile) = meanwhile.take() {
+            meanwhile();
+        }
         let mut stderr = self.take_case_stderr();
         if stderr.len() > STDERR_PER_CASE {
             let cut = floor_char_boundary(&stderr, stderr.len() - STDERR_PER_CASE);
@@ -464,7 +492,13 @@ impl Adapter {
         }
     }
 
-    fn exchange(&mut self, case: &RunCase, patience: Option<u32>) -> Ran {
+    /// The case's exchange, and when its reply arrived.
+    fn exchange(
+        &mut self,
+        case: &RunCase,
+        patience: Option<u32>,
+        meanwhile: &mut Option<&mut dyn FnMut()>,
+    ) -> (Ran, Option<Instant>) {
         // a case the contract lets run long (bash to its timeout) gets
         // that long, whatever --timeout says; a patient run as many times
         let needed = Duration::try_from_secs_f64(case.suite.case_seconds(&case.scenario))
@@ -480,18 +514,19 @@ impl Adapter {
                 patience,
             }),
         };
-        let (seq, value) = match self.round_trip(request, timeout) {
+        let (seq, value, arrived) = match self.round_trip(request, timeout, meanwhile) {
             Ok(reply) => reply,
-            Err(ran) => return ran,
+            Err(ran) => return (ran, None),
         };
-        match read_reply(seq, value, case.suite) {
+        let ran = match read_reply(seq, value, case.suite) {
             Ok(ran) => ran,
             Err(violation) => {
                 // the stream is out of step with the requests: start afresh
                 self.kill();
                 Ran::Error(violation)
             }
-        }
+        };
+        (ran, Some(arrived))
     }
 }
 
@@ -521,8 +556,8 @@ impl Adapter {
             seq,
             bench: bench.clone(),
         };
-        let ran = match self.round_trip(request, timeout) {
-            Ok((seq, value)) => match read_bench_reply(seq, value) {
+        let ran = match self.round_trip(request, timeout, &mut None) {
+            Ok((seq, value, _)) => match read_bench_reply(seq, value) {
                 Ok(ran) => ran,
                 Err(violation) => {
                     self.kill();
@@ -590,11 +625,15 @@ impl Subject for Adapter {
     }
 
     fn run(&mut self, case: &RunCase) -> Attempt {
-        self.attempt(case, None)
+        self.attempt(case, None, None)
+    }
+
+    fn run_overlapped(&mut self, case: &RunCase, meanwhile: &mut dyn FnMut()) -> Attempt {
+        self.attempt(case, None, Some(meanwhile))
     }
 
     fn run_patiently(&mut self, case: &RunCase, patience: u32) -> Attempt {
-        self.attempt(case, Some(patience))
+        self.attempt(case, Some(patience), None)
     }
 
     fn finish(&mut self) -> String {
@@ -706,7 +745,7 @@ fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
             };
             if buf.is_empty() {
                 if !line.is_empty() {
-                    let _ = tx.send(Line::Text(line));
+                    let _ = tx.send(Line::Text(line, Instant::now()));
                 }
                 let _ = tx.send(Line::Eof);
                 return;
@@ -731,7 +770,7 @@ fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if tx.send(Line::Text(line)).is_err() {
+        if tx.send(Line::Text(line, Instant::now())).is_err() {
             return;
         }
     }
@@ -857,7 +896,8 @@ fn excerpt(bytes: &[u8]) -> String {
 
 enum Reply {
     Interrupted,
-    Value(Json),
+    /// A reply, and when it arrived.
+    Value(Json, Instant),
     Garbage(String),
     Timeout,
     Closed(String),

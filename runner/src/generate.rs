@@ -113,10 +113,18 @@ pub fn case(
     index: u64,
     scenario: &Json,
 ) -> Result<RunCase, String> {
-    let expect = suite
-        .observe(scenario)
-        .map_err(|e| format!("the reference cannot run it: {e}"))?;
+    let expect = expect(suite, scenario)?;
     Ok(RunCase {
+        expect,
+        ..unobserved(suite, seed, index, scenario)
+    })
+}
+
+/// [`case`] before the reference's observation: its `expect` is null until
+/// [`expect`] is put there (which the run does while the implementation
+/// runs the case).
+pub fn unobserved(suite: &'static dyn SuiteDef, seed: u64, index: u64, scenario: &Json) -> RunCase {
+    RunCase {
         id: id(suite.id(), seed, index),
         suite,
         description: format!(
@@ -125,9 +133,17 @@ pub fn case(
         ),
         requirements: Vec::new(),
         scenario: scenario.clone(),
-        expect,
+        expect: Json::Null,
         origin: Origin::Generated { seed, index },
-    })
+    }
+}
+
+/// The reference's observation of a generated scenario; `Err` when it
+/// cannot run it.
+pub fn expect(suite: &'static dyn SuiteDef, scenario: &Json) -> Result<Json, String> {
+    suite
+        .observe(scenario)
+        .map_err(|e| format!("the reference cannot run it: {e}"))
 }
 
 /// The group of suite `id`'s generated cases.

@@ -14,7 +14,7 @@ use crate::outcome::{self, CaseOutcome, Shrunk, Status};
 use crate::protocol::Hello;
 use crate::report::{self, RunPlan, RunReport};
 use crate::shard::Shard;
-use crate::subject::{Reference, Subject};
+use crate::subject::{Attempt, Reference, Subject};
 use crate::Error;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use proptest::strategy::ValueTree;
@@ -495,12 +495,11 @@ fn run_job(
         (Planned::Loaded(case), _, _) => {
             run_one(subject, case, reproduce(options, case), options.strict)
         }
-        (Planned::Generated { suite, index, .. }, Some(scenario), Some(seed)) => {
-            match generate::case(*suite, seed, *index, scenario) {
-                Ok(case) => run_one(subject, &case, reproduce(options, &case), options.strict),
-                Err(message) => generator_error(*suite, seed, *index, message, options),
-            }
-        }
+        (Planned::Generated { suite, index, .. }, Some(scenario), Some(seed)) => run_generated(
+            options,
+            subject,
+            generate::unobserved(*suite, seed, *index, scenario),
+        ),
         (Planned::Generated { suite, index, .. }, _, seed) => generator_error(
             *suite,
             seed.unwrap_or_default(),
@@ -509,6 +508,35 @@ fn run_job(
             options,
         ),
     }
+}
+
+/// Runs a generated case, the reference observing its scenario for the
+/// expectation while the implementation runs it: the two overlap, so a
+/// hostile case the reference is slow on costs its time once, not twice.
+fn run_generated(
+    options: &RunOptions,
+    subject: &mut dyn Subject,
+    mut case: RunCase,
+) -> CaseOutcome {
+    let reproduce = reproduce(options, &case);
+    let mut expected = None;
+    let first = first_attempt(subject, &case, &mut || {
+        expected = Some(generate::expect(case.suite, &case.scenario));
+    });
+    let attempt = match first {
+        Ok(attempt) => attempt,
+        Err(reason) => return outcome::skipped(&case, reason, reproduce),
+    };
+    match expected.unwrap_or_else(|| generate::expect(case.suite, &case.scenario)) {
+        Ok(expect) => case.expect = expect,
+        Err(message) => {
+            let Origin::Generated { seed, index } = case.origin else {
+                unreachable!("made by generate::unobserved")
+            };
+            return generator_error(case.suite, seed, index, message, options);
+        }
+    }
+    judge_attempt(subject, &case, attempt, reproduce, options.strict)
 }
 
 fn not_run(options: &RunOptions, planned: &Planned, seed: Option<u64>, why: &str) -> CaseOutcome {
@@ -708,16 +736,42 @@ fn shrink_failures(
     }
 }
 
+/// Runs `case` and judges it.
 fn run_one(
     subject: &mut dyn Subject,
     case: &RunCase,
     reproduce: String,
     strict: bool,
 ) -> CaseOutcome {
-    if let Some(reason) = outcome::unsupported(subject.hello(), case) {
-        return outcome::skipped(case, reason, reproduce);
+    match first_attempt(subject, case, &mut || {}) {
+        Ok(attempt) => judge_attempt(subject, case, attempt, reproduce, strict),
+        Err(reason) => outcome::skipped(case, reason, reproduce),
     }
-    let attempt = subject.run(case);
+}
+
+/// The case's first run, calling `meanwhile` while the implementation
+/// works on it; why it is skipped when the implementation does not support
+/// it (then `meanwhile` is not called).
+fn first_attempt(
+    subject: &mut dyn Subject,
+    case: &RunCase,
+    meanwhile: &mut dyn FnMut(),
+) -> Result<Attempt, String> {
+    match outcome::unsupported(subject.hello(), case) {
+        Some(reason) => Err(reason),
+        None => Ok(subject.run_overlapped(case, meanwhile)),
+    }
+}
+
+/// The verdict on `attempt`; one that rests on time is tried again with
+/// more patience.
+fn judge_attempt(
+    subject: &mut dyn Subject,
+    case: &RunCase,
+    attempt: Attempt,
+    reproduce: String,
+    strict: bool,
+) -> CaseOutcome {
     let first = outcome::judge(case, attempt, reproduce.clone(), strict);
     // a timeout is a verdict on time too: the adapter had --timeout to
     // answer, and a busy machine may be why it did not

@@ -41,6 +41,16 @@ pub trait Subject: Send {
     /// The handshake's answer (the reference makes up its own).
     fn hello(&self) -> &Hello;
     fn run(&mut self, case: &RunCase) -> Attempt;
+    /// `run`, calling `meanwhile` once while the implementation works on
+    /// the case: an adapter process runs it while this thread makes the
+    /// next case ready (the reference's expectation), so the two overlap.
+    /// The attempt's duration leaves out whatever `meanwhile` took past the
+    /// reply. An implementation in this process runs the case first.
+    fn run_overlapped(&mut self, case: &RunCase, meanwhile: &mut dyn FnMut()) -> Attempt {
+        let attempt = self.run(case);
+        meanwhile();
+        attempt
+    }
     /// `run`, asking the implementation to wait `patience` times its usual
     /// window before it calls anything pending (the reference never waits).
     fn run_patiently(&mut self, case: &RunCase, patience: u32) -> Attempt {

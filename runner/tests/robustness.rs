@@ -372,3 +372,91 @@ fn an_interrupted_run_writes_every_case_into_its_reports() {
         assert_eq!(case["message"], "not run: the run was interrupted");
     }
 }
+
+fn first_calls_case() -> toolgate_runner::cases::RunCase {
+    let corpus = toolgate_runner::cases::corpus(None).unwrap();
+    corpus
+        .into_iter()
+        .find(|c| c.id.starts_with("calls/"))
+        .unwrap()
+}
+
+fn holding_adapter(latch: &std::path::Path, timeout: Duration) -> adapter::Adapter {
+    adapter::Adapter::start(adapter::Options {
+        command: format!(
+            "{} hold --at 1 --latch {}",
+            env!("CARGO_BIN_EXE_toolgate-faulty-adapter"),
+            latch.display()
+        ),
+        timeout,
+        start_timeout: Duration::from_secs(10),
+        max_restarts: 0,
+    })
+    .unwrap()
+}
+
+/// Waits until `path` exists; fails the test after a minute.
+fn wait_for(path: &std::path::Path, what: &str) {
+    for _ in 0..60_000 {
+        if path.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("{what} never happened");
+}
+
+/// The runner's own work for a case (the reference observing a generated
+/// scenario) runs while the adapter runs the case, not before it: the
+/// adapter holds the case until that work, which waits for the request to
+/// have arrived, lets it go. The attempt's duration is the adapter's, from
+/// the request to the reply, not to the end of the runner's work.
+#[test]
+fn the_runner_works_while_the_adapter_runs_the_case() {
+    use toolgate_runner::subject::{Ran, Subject};
+    let dir = tempfile::tempdir().unwrap();
+    let latch = dir.path();
+    let mut adapter = holding_adapter(latch, Duration::from_secs(60));
+    let case = first_calls_case();
+    let mut worked = false;
+    let attempt = adapter.run_overlapped(&case, &mut || {
+        wait_for(&latch.join("received"), "the request's arrival");
+        std::fs::write(latch.join("release"), "").unwrap();
+        wait_for(&latch.join("answered"), "the reply");
+        // work that goes on well past the reply
+        std::thread::sleep(Duration::from_secs(2));
+        worked = true;
+    });
+    assert!(worked);
+    assert!(
+        matches!(&attempt.ran, Ran::Observed(_)),
+        "{:?}",
+        attempt.ran
+    );
+    assert!(
+        attempt.duration < Duration::from_secs(2),
+        "the duration ends at the reply: {:?}",
+        attempt.duration
+    );
+    adapter.finish();
+}
+
+/// A reply that arrives after the case's timeout is a timeout, even when
+/// the runner was busy with its own work and only read it then.
+#[test]
+fn a_reply_read_late_that_came_after_the_timeout_is_a_timeout() {
+    use toolgate_runner::subject::{Ran, Subject};
+    let dir = tempfile::tempdir().unwrap();
+    let latch = dir.path();
+    let timeout = Duration::from_millis(500);
+    let mut adapter = holding_adapter(latch, timeout);
+    let attempt = adapter.run_overlapped(&first_calls_case(), &mut || {
+        wait_for(&latch.join("received"), "the request's arrival");
+        // past the deadline, then the adapter may answer
+        std::thread::sleep(2 * timeout);
+        std::fs::write(latch.join("release"), "").unwrap();
+        wait_for(&latch.join("answered"), "the reply");
+    });
+    assert_eq!(attempt.ran, Ran::Timeout(timeout));
+    adapter.finish();
+}

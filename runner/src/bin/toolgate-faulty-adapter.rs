@@ -53,6 +53,11 @@ enum Fault {
     /// Answers `notApplicable` (the case cannot exist in this
     /// implementation), then behaves.
     NotApplicable,
+    /// A latch around the case: creates `received` in the `--latch`
+    /// directory, waits for `release` there (at most a minute), answers,
+    /// then creates `answered`; for the test that the runner works while
+    /// the adapter does.
+    Hold,
 }
 
 #[derive(clap::Parser)]
@@ -63,6 +68,8 @@ struct Args {
     at: u64,
     #[arg(long)]
     once: Option<PathBuf>,
+    #[arg(long, default_value = ".")]
+    latch: PathBuf,
 }
 
 fn main() {
@@ -181,6 +188,12 @@ fn main() {
                         eprintln!("faulty adapter: a note on stderr for seq {seq}");
                         send(reply(seq));
                     }
+                    Fault::Hold => {
+                        let _ = std::fs::write(args.latch.join("received"), "");
+                        wait_for(&args.latch.join("release"));
+                        send(reply(seq));
+                        let _ = std::fs::write(args.latch.join("answered"), "");
+                    }
                     Fault::NoHandshake
                     | Fault::WrongProtocol
                     | Fault::LoseEffect
@@ -193,6 +206,16 @@ fn main() {
 
 fn encode(o: &Observation) -> serde_json::Value {
     serde_json::to_value(o).expect("an observation encodes")
+}
+
+/// Waits until `path` exists, for at most a minute.
+pub fn wait_for(path: &std::path::Path) {
+    for _ in 0..60_000 {
+        if path.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 fn hang() -> ! {
