@@ -8,7 +8,7 @@
 # (a crash, an out-of-memory, a timeout, a build or start failure), naming
 # each such target: a campaign never ends quietly short.
 #
-#   fuzz/campaign.sh [seconds per target] [targets at once] [-- extra cargo fuzz flags]
+#   fuzz/campaign.sh [seconds per target] [targets at once]
 #
 # Stable, no sanitizer (what CI can run):  fuzz/campaign.sh 600 2
 # Nightly with AddressSanitizer:            TOOLGATE_FUZZ_SANITIZER=address TOOLGATE_FUZZ_TOOLCHAIN=nightly fuzz/campaign.sh 600 2
@@ -26,35 +26,20 @@ targets=${TOOLGATE_FUZZ_TARGETS:-"serializer serializer_scenario call registry s
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
   export TMPDIR=/dev/shm
 fi
-fuzz=(cargo "+$toolchain" fuzz)
-build_flags=(-s "$sanitizer" -O)
 logs=campaign-logs
 mkdir -p "$logs"
 
-# Some targets are built without compare tracing, in a target directory of
-# their own (other flags would rebuild the rest): the fast targets, where
-# half of an input's time went to tracing its comparisons (perf,
-# 2026-12-05; pipeline_fast ran 2,446 exec/s against 1,277 and reached more
-# coverage in the same minute), and the serializer, where the tracing of
-# the string-quoting loop took 55% (38,945 exec/s against 19,413 from an
-# empty corpus over two minutes, with the same coverage, 2,253 and 2,255).
-untraced=${TOOLGATE_FUZZ_UNTRACED:-"serializer boundary_fast pipeline_fast"}
-untraced_flags=(--no-trace-compares --target-dir target/untraced)
-is_untraced() { [[ " $untraced " == *" $1 "* ]]; }
-flags_of() {
-  if is_untraced "$1"; then
-    echo "${build_flags[*]} ${untraced_flags[*]}"
-  else
-    echo "${build_flags[*]}"
-  fi
+# the build ClusterFuzzLite makes (.clusterfuzzlite/build.sh: the targets
+# it builds without compare tracing included), run here as it copies them
+bin="$PWD/target/campaign-bin/$sanitizer"
+OUT="$bin" SANITIZER="$sanitizer" RUSTUP_TOOLCHAIN="$toolchain" TOOLGATE_FUZZ_SEEDS=0 \
+  ../.clusterfuzzlite/build.sh >"$logs/build.log" 2>&1 || {
+  echo "the fuzz targets did not build: fuzz/$logs/build.log" >&2
+  tail -20 "$logs/build.log" >&2
+  exit 1
 }
-"${fuzz[@]}" build "${build_flags[@]}" >/dev/null
-for t in $targets; do
-  if is_untraced "$t"; then
-    "${fuzz[@]}" build "${build_flags[@]}" "${untraced_flags[@]}" >/dev/null
-    break
-  fi
-done
+# what libFuzzer is given in a run, a minimization and a merge alike
+limits=(-max_len=65536 -timeout=10 -rss_limit_mb=4096)
 
 run_target() {
   local t=$1 started=$SECONDS status=0
@@ -62,11 +47,8 @@ run_target() {
   local seeds="../corpus/fuzz/${t%_fast}"
   mkdir -p "corpus/$t" "artifacts/$t" "$seeds"
   # new inputs land in corpus/<t> (scratch); the committed seeds are read
-  local flags
-  read -r -a flags <<<"$(flags_of "$t")"
-  "${fuzz[@]}" run "${flags[@]}" "$t" "corpus/$t" "$seeds" -- \
-    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
-    -max_len=65536 -timeout=10 -rss_limit_mb=4096 >"$logs/$t.log" 2>&1 || status=$?
+  "$bin/$t" "corpus/$t" "$seeds" -max_total_time="$seconds" -print_final_stats=1 \
+    -artifact_prefix="artifacts/$t/" "${limits[@]}" >"$logs/$t.log" 2>&1 || status=$?
   echo "$status $((SECONDS - started))" >"$logs/$t.status"
 }
 
@@ -100,15 +82,20 @@ for t in $targets; do
   # keep the working corpus (fuzz/corpus/<t>, not committed) minimal: the
   # committed seeds stay the ones written from the cases
   before=$(ls "corpus/$t" | wc -l)
-  read -r -a flags <<<"$(flags_of "$t")"
-  "${fuzz[@]}" cmin "${flags[@]}" "$t" "corpus/$t" >"$logs/$t.cmin.log" 2>&1 || true
+  rm -rf "corpus/$t.cmin" && mkdir "corpus/$t.cmin"
+  if "$bin/$t" -merge=1 "${limits[@]}" "corpus/$t.cmin" "corpus/$t" >"$logs/$t.cmin.log" 2>&1; then
+    rm -rf "corpus/$t" && mv "corpus/$t.cmin" "corpus/$t"
+  else
+    rm -rf "corpus/$t.cmin"
+  fi
   after=$(ls "corpus/$t" | wc -l)
   findings=0
   for crash in artifacts/"$t"/crash-* artifacts/"$t"/oom-* artifacts/"$t"/timeout-*; do
     [ -e "$crash" ] || continue
     findings=$((findings + 1))
     name=$(basename "$crash")
-    "${fuzz[@]}" tmin "${flags[@]}" "$t" "$crash" -- -runs=2000 >"$logs/$t.$name.tmin.log" 2>&1 || true
+    "$bin/$t" -minimize_crash=1 -runs=2000 -artifact_prefix="artifacts/$t/" "${limits[@]}" "$crash" \
+      >"$logs/$t.$name.tmin.log" 2>&1 || true
     # (none when tmin could not reproduce it: the original is kept)
     minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1 || true)
     mkdir -p "../corpus/findings/$t"
