@@ -495,11 +495,9 @@ fn run_job(
         (Planned::Loaded(case), _, _) => {
             run_one(subject, case, reproduce(options, case), options.strict)
         }
-        (Planned::Generated { suite, index, .. }, Some(scenario), Some(seed)) => run_generated(
-            options,
-            subject,
-            generate::unobserved(*suite, seed, *index, scenario),
-        ),
+        (Planned::Generated { suite, index, .. }, Some(scenario), Some(seed)) => {
+            run_generated(options, subject, (*suite, seed, *index), scenario)
+        }
         (Planned::Generated { suite, index, .. }, _, seed) => generator_error(
             *suite,
             seed.unwrap_or_default(),
@@ -516,8 +514,10 @@ fn run_job(
 fn run_generated(
     options: &RunOptions,
     subject: &mut dyn Subject,
-    mut case: RunCase,
+    (suite, seed, index): (&'static dyn SuiteDef, u64, u64),
+    scenario: &serde_json::Value,
 ) -> CaseOutcome {
+    let mut case = generate::unobserved(suite, seed, index, scenario);
     let reproduce = reproduce(options, &case);
     let mut expected = None;
     let first = first_attempt(subject, &case, &mut || {
@@ -529,12 +529,7 @@ fn run_generated(
     };
     match expected.unwrap_or_else(|| generate::expect(case.suite, &case.scenario)) {
         Ok(expect) => case.expect = expect,
-        Err(message) => {
-            let Origin::Generated { seed, index } = case.origin else {
-                unreachable!("made by generate::unobserved")
-            };
-            return generator_error(case.suite, seed, index, message, options);
-        }
+        Err(message) => return generator_error(suite, seed, index, message, options),
     }
     judge_attempt(subject, &case, attempt, reproduce, options.strict)
 }
