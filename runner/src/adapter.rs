@@ -468,9 +468,8 @@ impl Adapter {
         &mut self,
         case: &RunCase,
         patience: Option<u32>,
-        meanwhile: Option<&mut dyn FnMut()>,
+        mut meanwhile: Option<&mut dyn FnMut()>,
     ) -> Attempt {
-        let mut meanwhile = meanwhile;
         let start = Instant::now();
         let (ran, arrived) = self.exchange(case, patience, &mut meanwhile);
         let duration = match arrived {

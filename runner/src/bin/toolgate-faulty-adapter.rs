@@ -209,7 +209,7 @@ fn encode(o: &Observation) -> serde_json::Value {
 }
 
 /// Waits until `path` exists, for at most a minute.
-pub fn wait_for(path: &std::path::Path) {
+fn wait_for(path: &std::path::Path) {
     for _ in 0..60_000 {
         if path.exists() {
             return;

@@ -386,6 +386,10 @@ impl Heap {
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.nodes.get(id.0 as usize)
     }
+    /// Every node's id, in order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> {
+        (0..self.nodes.len()).filter_map(|i| u32::try_from(i).ok().map(NodeId))
+    }
     pub fn len(&self) -> usize {
         self.nodes.len()
     }

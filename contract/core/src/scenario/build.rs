@@ -50,9 +50,7 @@ impl Built {
 
     /// Every node's id and name, in id order.
     pub fn names(&self) -> impl Iterator<Item = (NodeId, Cow<'_, str>)> {
-        (0..self.names.ids.len())
-            .filter_map(|i| u32::try_from(i).ok())
-            .map(|i| (NodeId(i), self.name(NodeId(i))))
+        self.heap.ids().map(|id| (id, self.name(id)))
     }
 }
 

@@ -278,7 +278,7 @@ impl<'s> Facts<'s> {
         }
         // no trace to go by: the first node that can abort, in heap order
         if let Some(built) = &self.built {
-            for id in (0..built.heap.len()).filter_map(|i| u32::try_from(i).ok().map(NodeId)) {
+            for id in built.heap.ids() {
                 let aborts = match built.heap.node(id) {
                     Some(Node::Function(f)) => f
                         .script
