@@ -9,15 +9,23 @@
 if [ -d "${SRC:-/nonexistent}/toolgate/fuzz" ]; then cd "$SRC/toolgate/fuzz"; else cd "$(dirname "$0")/../fuzz"; fi
 mkdir -p "$OUT"
 sanitizer="${SANITIZER:-address}"
-if [ "$sanitizer" = "none" ] || [ "$sanitizer" = "coverage" ]; then flags=(-s none); else flags=(-s "$sanitizer"); fi
+# Without a sanitizer the targets allocate through mimalloc (the fuzz
+# crate's `fast-alloc`: glibc's malloc and free were a fifth to a quarter
+# of the fast targets' time); a sanitizer keeps its own allocator.
+if [ "$sanitizer" = "none" ]; then flags=(-s none --features fast-alloc);
+elif [ "$sanitizer" = "coverage" ]; then flags=(-s none);
+else flags=(-s "$sanitizer"); fi
 # Some targets are built without compare tracing, in a target directory of
 # their own (other flags would rebuild the rest): the fast targets, where
 # half of an input's time went to tracing its comparisons (perf,
 # 2026-12-05; pipeline_fast ran 2,446 exec/s against 1,277 and reached more
 # coverage in the same minute), and the serializer, where the tracing of
 # the string-quoting loop took 55% (38,945 exec/s against 19,413 from an
-# empty corpus over two minutes, with the same coverage, 2,253 and 2,255).
-untraced=${TOOLGATE_FUZZ_UNTRACED-"serializer boundary_fast pipeline_fast"}
+# empty corpus over two minutes, with the same coverage, 2,253 and 2,255);
+# and actions and workspace_fast (one minute side by side from the seeds,
+# 2026-12-05: 3,079 exec/s against 2,205, and 1,246 against 1,031, each
+# reaching a little more).
+untraced=${TOOLGATE_FUZZ_UNTRACED-"serializer boundary_fast pipeline_fast workspace_fast actions"}
 cargo fuzz build -O "${flags[@]}"
 for target in $untraced; do
   cargo fuzz build -O "${flags[@]}" --no-trace-compares --target-dir target/untraced "$target"

@@ -5,6 +5,8 @@
 //! action text of the `actions` cases.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_actions::fuzz_oracle::action_text(data);
 });

@@ -6,6 +6,8 @@
 //! policies.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_actions::fuzz_oracle::actions(data);
 });

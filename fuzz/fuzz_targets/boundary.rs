@@ -5,6 +5,8 @@
 //! JSON (the seeds are the boundary cases); others drive the generator.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_boundary::fuzz_oracle::boundary(data);
 });

@@ -5,6 +5,8 @@
 //! second. The seeds are the `boundary` target's.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_boundary::fuzz_oracle::boundary_fast(data);
 });

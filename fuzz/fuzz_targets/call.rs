@@ -3,6 +3,8 @@
 //! structure-aware generator.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_core::fuzzing::call(data);
 });

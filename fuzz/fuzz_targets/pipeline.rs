@@ -5,6 +5,8 @@
 //! in JSON (the seeds are the pipeline cases); others drive the generator.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_pipeline::fuzz_oracle::pipeline(data);
 });

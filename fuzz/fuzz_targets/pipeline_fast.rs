@@ -5,6 +5,8 @@
 //! the `pipeline` target's.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_pipeline::fuzz_oracle::pipeline_fast(data);
 });

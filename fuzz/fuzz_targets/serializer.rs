@@ -4,6 +4,8 @@
 //! checks through the scenario format and the corpus's seeds.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_core::fuzzing::serializer(data);
 });

@@ -4,6 +4,8 @@
 //! corpus's cases); others drive the structure-aware scenario generator.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_core::fuzzing::serializer_scenario(data);
 });

@@ -6,6 +6,8 @@
 //! the `workspace` target's.
 #![no_main]
 
+use toolgate_fuzz as _;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = toolgate_workspace::fuzz_oracle::workspace_fast(data);
 });
