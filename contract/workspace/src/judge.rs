@@ -436,6 +436,14 @@ fn tree_violations(
 /// Each path whose entry differs between two trees, with what differs
 /// (`... is gone`, `... was made`, `... differs`), in path order.
 pub fn tree_differences<'a>(want: &'a [Snapshot], got: &'a [Snapshot]) -> Vec<(&'a str, String)> {
+    // Trees that agree, the usual case, are seen in one pass of equality
+    // tests, without ordering the paths: under the fuzzer every ordering
+    // comparison of two unequal paths also feeds libFuzzer's memcmp hook
+    // (workspace_fast: 590 -> 822 exec/s side by side with this pass, one
+    // minute from the seeds, 2026-12-05).
+    if want == got {
+        return Vec::new();
+    }
     let want: BTreeMap<&str, &Snapshot> = want.iter().map(|e| (e.path.as_str(), e)).collect();
     let got: BTreeMap<&str, &Snapshot> = got.iter().map(|e| (e.path.as_str(), e)).collect();
     let mut paths: Vec<&str> = want.keys().chain(got.keys()).copied().collect();
