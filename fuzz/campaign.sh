@@ -94,10 +94,18 @@ for t in $targets; do
     [ -e "$crash" ] || continue
     findings=$((findings + 1))
     name=$(basename "$crash")
-    "$bin/$t" -minimize_crash=1 -runs=2000 -artifact_prefix="artifacts/$t/" "${limits[@]}" "$crash" \
+    # (no -max_len: libFuzzer's minimization asserts on it and writes an
+    # empty "minimized" input, seen 2026-12-06)
+    rm -f artifacts/"$t"/minimized-from-*
+    "$bin/$t" -minimize_crash=1 -runs=2000 -artifact_prefix="artifacts/$t/" -timeout=10 -rss_limit_mb=4096 "$crash" \
       >"$logs/$t.$name.tmin.log" 2>&1 || true
-    # (none when tmin could not reproduce it: the original is kept)
+    # the minimized input only when it is not empty and still fails; else
+    # the original is kept
     minimized=$(ls -t artifacts/"$t"/minimized-from-* 2>/dev/null | head -1 || true)
+    if [ -n "$minimized" ] && { [ ! -s "$minimized" ] ||
+      "$bin/$t" -runs=1 -timeout=10 -rss_limit_mb=4096 "$minimized" >/dev/null 2>&1; }; then
+      minimized=""
+    fi
     mkdir -p "../corpus/findings/$t"
     cp "${minimized:-$crash}" "../corpus/findings/$t/$name"
     # the artifact is kept in corpus/findings/, not found again next night

@@ -18,7 +18,7 @@
 use super::boundary::{workspace_path, RealFs};
 use super::generate::OUTSIDE_MARK;
 use super::model::ModelFs;
-use super::spec::{Tool, WorkspaceScenario, BASE_VARIABLE};
+use super::spec::{in_roots, Tool, WorkspaceScenario, BASE_VARIABLE};
 use super::{judge, mutants, race, reference, WORKSPACE};
 use toolgate_suite::fs_tree::{node_resolve, resolve_in_tree, tree_dirname, Base, Snapshot};
 use toolgate_suite::{encode, observation_validator};
@@ -54,11 +54,7 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), String> {
     let roots = scenario.real_roots();
     let outside = |tree: &[Snapshot]| -> Vec<Snapshot> {
         tree.iter()
-            .filter(|e| {
-                !roots
-                    .iter()
-                    .any(|r| e.path == *r || e.path.starts_with(&format!("{r}/")))
-            })
+            .filter(|e| !in_roots(&roots, &e.path))
             .cloned()
             .collect()
     };

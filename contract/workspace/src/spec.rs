@@ -63,9 +63,12 @@ impl WorkspaceScenario {
 }
 
 /// Whether the tree path `path` is one of `roots` (tree paths) or below one.
+/// A root that is the base itself (`""`: a root linked to `.`) holds every
+/// path.
 pub fn in_roots(roots: &[String], path: &str) -> bool {
     roots.iter().any(|root| {
-        path == root
+        root.is_empty()
+            || path == root
             || path
                 .strip_prefix(root.as_str())
                 .is_some_and(|rest| rest.starts_with('/'))
