@@ -144,25 +144,48 @@ pub fn fingerprint(case: &CaseOutcome) -> String {
     crate::report::hex(&hash.finalize()[..6])
 }
 
+/// One case as a grouping sees it: its id, whether its baseline expects
+/// its failure, and each violation's requirement and message. A run's
+/// outcomes and a matrix's case results are both grouped through it.
+pub struct Seen<'a> {
+    pub case: &'a str,
+    pub expected: bool,
+    pub violations: Vec<(Option<&'a str>, &'a str)>,
+}
+
 /// The findings of `cases` (failures and warnings), the most cases first,
 /// those not expected before those expected.
 pub fn group(cases: &[CaseOutcome]) -> Vec<Finding> {
-    let mut by_key: BTreeMap<(Option<String>, String), Finding> = BTreeMap::new();
-    for c in cases.iter().filter(|c| !c.violations.is_empty()) {
-        let expected = c.expectation == Some(Expectation::Expected);
-        for v in &c.violations {
+    group_seen(cases.iter().map(|c| {
+        Seen {
+            case: &c.id,
+            expected: c.expectation == Some(Expectation::Expected),
+            violations: c
+                .violations
+                .iter()
+                .map(|v| (v.requirement.as_deref(), v.message.as_str()))
+                .collect(),
+        }
+    }))
+}
+
+/// [`group`] over any cases.
+pub fn group_seen<'a>(cases: impl IntoIterator<Item = Seen<'a>>) -> Vec<Finding> {
+    let mut by_key: BTreeMap<(Option<&str>, String), Finding> = BTreeMap::new();
+    for c in cases {
+        for (requirement, message) in &c.violations {
             let entry = by_key
-                .entry((v.requirement.clone(), key(&v.message)))
+                .entry((*requirement, key(message)))
                 .or_insert_with(|| Finding {
-                    requirement: v.requirement.clone(),
-                    example: v.message.lines().next().unwrap_or_default().to_string(),
+                    requirement: requirement.map(str::to_string),
+                    example: message.lines().next().unwrap_or_default().to_string(),
                     cases: Vec::new(),
                     expected: true,
                 });
-            if entry.cases.last() != Some(&c.id) {
-                entry.cases.push(c.id.clone());
+            if entry.cases.last().map(String::as_str) != Some(c.case) {
+                entry.cases.push(c.case.to_string());
             }
-            entry.expected &= expected;
+            entry.expected &= c.expected;
         }
     }
     let mut all: Vec<Finding> = by_key.into_values().collect();

@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod report;
 pub mod run;
 pub mod shard;
+pub mod site;
 pub mod subject;
 
 pub use error::Error;

@@ -42,8 +42,8 @@ enum Command {
         corpus: Option<PathBuf>,
     },
     /// Run a suite on a list of runtimes (matrix/runtimes.json) and write
-    /// the compliance matrix: index.html, matrix.md, matrix.json and one
-    /// SVG badge per runtime.
+    /// the compliance matrix: matrix.md, matrix.json (what `toolgate site`
+    /// builds the pages from) and one SVG badge per runtime.
     ///
     /// Exit code: the worst of the runtimes' runs (1 when a runtime fails
     /// a case its baseline does not expect, or passes one it does).
@@ -59,6 +59,25 @@ enum Command {
     /// implementation's result differs from the reference's; 2 on a harness
     /// error.
     Bench(BenchArgs),
+    /// Build the compliance site, a static folder, from the matrix of each
+    /// suite: a landing page, a grid per suite, a page per runtime, and a
+    /// versions view per package seen at several versions.
+    ///
+    /// Exit code 0 when it was written; 2 when a matrix cannot be read, two
+    /// are of one suite, or a runtime's README is missing.
+    Site {
+        /// Each suite's matrix.json, or the folder `toolgate matrix --out`
+        /// (or `report merge --out`) wrote it into.
+        #[arg(required = true, value_name = "MATRIX")]
+        matrices: Vec<PathBuf>,
+        /// Where the site goes.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The folder the runtimes' README paths are relative to (the
+        /// repository root, where the adapters run from).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
     /// Write the files a team needs to gate its runtime, into its
     /// repository: a shim (for the core suite, the implementation entry)
     /// with the places to fill marked `TOOLGATE:`, an empty
@@ -410,11 +429,31 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;
             print!("{}", toolgate_runner::matrix::markdown::table(&matrix));
             eprintln!(
-                "wrote {}/index.html, matrix.md, matrix.json and badges/ ({:.0} s)",
+                "wrote {}/matrix.md, matrix.json and badges/ ({:.0} s); its pages: toolgate site",
                 args.out.display(),
                 matrix.duration_secs
             );
             Ok(exit as u8)
+        }
+        Command::Site {
+            matrices,
+            out,
+            root,
+        } => {
+            let read = matrices
+                .iter()
+                .map(|p| toolgate_runner::site::read_matrix(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let written = toolgate_runner::site::build(&read, &root, &out)?;
+            for (suite, bytes) in &written.grids {
+                eprintln!(
+                    "{suite}: {}/{suite}/index.html, {} KB with its style and script",
+                    out.display(),
+                    bytes / 1024
+                );
+            }
+            eprintln!("wrote {} files into {}", written.pages.len(), out.display());
+            Ok(0)
         }
         Command::Bench(args) => {
             let options = bench::BenchOptions {
@@ -468,10 +507,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 let merged = matrix::merge::merge(parts)?;
                 matrix::write_all(&merged, &out)?;
                 print!("{}", matrix::markdown::table(&merged));
-                eprintln!(
-                    "wrote {}/index.html, matrix.md, matrix.json and badges/",
-                    out.display()
-                );
+                eprintln!("wrote {}/matrix.md, matrix.json and badges/", out.display());
                 return Ok(matrix::merge::exit_code(&merged) as u8);
             }
             let mut parts = Vec::new();

@@ -405,8 +405,14 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
     let (a, b) = (tmp.path().join("whole"), tmp.path().join("merged"));
     toolgate_runner::matrix::write_all(&whole, &a).unwrap();
     toolgate_runner::matrix::write_all(&merged, &b).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    toolgate_runner::site::build(std::slice::from_ref(&whole), root, &a.join("site")).unwrap();
+    toolgate_runner::site::build(std::slice::from_ref(&merged), root, &b.join("site")).unwrap();
     for file in [
-        "index.html",
+        "site/index.html",
+        "site/boundary/index.html",
+        "site/boundary/wall.html",
+        "site/boundary/broken.html",
         "matrix.md",
         "badges/wall.svg",
         "badges/broken.svg",

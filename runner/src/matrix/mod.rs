@@ -1,13 +1,12 @@
 //! `toolgate matrix`: one suite run on a list of runtimes (a checked-in
 //! file: `matrix/runtimes.json`), graded into a runtimes × requirements
-//! grid and written as a static HTML page (`html.rs`), a Markdown table
-//! for the README (`markdown.rs`), JSON (`runner/schema/matrix.schema.json`)
-//! and one SVG badge per runtime (`badge.rs`). This module holds the data
+//! grid and written as a Markdown table for the README (`markdown.rs`),
+//! JSON (`runner/schema/matrix.schema.json`, what `toolgate site` builds
+//! the compliance site from) and one SVG badge per runtime (`badge.rs`). This module holds the data
 //! model and how a cell is graded; it knows no suite's insides, only the
 //! statuses, the violated requirement ids and their levels.
 
 pub mod badge;
-pub mod html;
 pub mod markdown;
 pub mod merge;
 pub mod run;
@@ -38,6 +37,15 @@ pub struct RuntimeEntry {
     /// Where its shim says which execution path is driven.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The language its users write (`JavaScript`, `Python`): the site
+    /// groups and filters runtimes by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Its shim's README, relative to the folder the adapter runs from (the
+    /// repository root): the site lists the runtime's source lines it
+    /// cites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readme: Option<PathBuf>,
 }
 
 /// The runtimes file.
@@ -294,13 +302,12 @@ pub fn validate_json(matrix: &serde_json::Value) -> Result<(), String> {
     crate::protocol::schema_errors(validator, matrix)
 }
 
-/// Writes every output of `matrix` under `dir`: `index.html`,
-/// `matrix.md`, `matrix.json`, `badges/<id>.svg`.
+/// Writes every output of `matrix` under `dir`: `matrix.md`,
+/// `matrix.json`, `badges/<id>.svg` (the pages are `toolgate site`'s).
 pub fn write_all(matrix: &Matrix, dir: &Path) -> Result<(), Error> {
     let io = |what: &Path, e: std::io::Error| Error::usage(format!("{}: {e}", what.display()));
     std::fs::create_dir_all(dir.join("badges")).map_err(|e| io(dir, e))?;
     let write = |name: PathBuf, text: String| std::fs::write(&name, text).map_err(|e| io(&name, e));
-    write(dir.join("index.html"), html::page(matrix))?;
     write(dir.join("matrix.md"), markdown::table(matrix))?;
     let json = serde_json::to_string_pretty(matrix)
         .map_err(|e| Error::usage(format!("matrix JSON: {e}")))?;
