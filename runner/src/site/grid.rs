@@ -5,8 +5,9 @@
 //! over the grid: its cases' statuses, the findings about the requirement,
 //! and a link to the runtime's page, where everything is.
 
-use super::{class, counts, cut, frame, legend, level, mark, must_passed, Site, SuiteView};
-use crate::findings::{group_seen, Seen};
+use super::{
+    class, counts, cut, findings_about, frame, legend, level, mark, must_passed, Site, SuiteView,
+};
 use crate::matrix::{Grade, Row, Weight};
 use maud::{html, Markup};
 
@@ -44,18 +45,7 @@ fn cell(suite: &SuiteView, row: &Row, requirement: &str, right: bool) -> Markup 
         return html! { td id=(cell_id(&row.runtime.id, requirement)) class={ "untested " (side) } data-grade="untested" { span aria-hidden="true" { "?" } span.sr { "no case" } } };
     };
     let cases = suite.cell_cases(index, cell);
-    let findings = group_seen(cases.iter().map(|c| {
-        Seen {
-            case: &c.id,
-            expected: c.expected,
-            violations: c
-                .violations
-                .iter()
-                .filter(|v| v.requirement.as_deref() == Some(requirement))
-                .map(|v| (v.requirement.as_deref(), v.message.as_str()))
-                .collect(),
-        }
-    }));
+    let findings = findings_about(cases.iter().copied(), Some(requirement));
     let broken: Vec<&str> = cases
         .iter()
         .filter(|c| matches!(c.status.as_str(), "timeout" | "crash" | "error"))

@@ -354,6 +354,26 @@ pub(crate) fn must_passed(matrix: &Matrix, row: &Row) -> (usize, usize) {
     (passed, applicable)
 }
 
+/// The findings of `cases` about `requirement` (`None`: the differences no
+/// requirement names), grouped as a run's are.
+pub(crate) fn findings_about<'c>(
+    cases: impl IntoIterator<Item = &'c CaseResult>,
+    requirement: Option<&str>,
+) -> Vec<crate::findings::Finding> {
+    crate::findings::group_seen(cases.into_iter().map(|c| {
+        crate::findings::Seen {
+            case: &c.id,
+            expected: c.expected,
+            violations: c
+                .violations
+                .iter()
+                .filter(|v| v.requirement.as_deref() == requirement)
+                .map(|v| (v.requirement.as_deref(), v.message.as_str()))
+                .collect(),
+        }
+    }))
+}
+
 pub(crate) fn grade_of(row: &Row, requirement: &str) -> Grade {
     row.cells
         .get(requirement)

@@ -6,26 +6,16 @@
 //! and the runtime's source lines its shim's README cites.
 
 use super::grid::{cell_id, language};
-use super::{class, counts, frame, grade_of, level, mark, must_passed, Site, SuiteView};
-use crate::findings::{group_seen, Finding, Seen};
+use super::{
+    class, counts, findings_about, frame, grade_of, level, mark, must_passed, Site, SuiteView,
+};
+use crate::findings::Finding;
 use crate::matrix::{CaseResult, Grade, Requirement, Row};
 use maud::{html, Markup};
 
-/// The findings of `row` about `requirement` (`None`: the differences no
-/// requirement names).
-fn findings_about(row: &Row, requirement: Option<&str>) -> Vec<Finding> {
-    group_seen(row.cases.iter().map(|c| {
-        Seen {
-            case: &c.id,
-            expected: c.expected,
-            violations: c
-                .violations
-                .iter()
-                .filter(|v| v.requirement.as_deref() == requirement)
-                .map(|v| (v.requirement.as_deref(), v.message.as_str()))
-                .collect(),
-        }
-    }))
+/// The findings of `row` about `requirement`.
+fn findings_of(row: &Row, requirement: Option<&str>) -> Vec<Finding> {
+    findings_about(&row.cases, requirement)
 }
 
 fn case_line(case: Option<&CaseResult>, id: &str) -> Markup {
@@ -67,7 +57,7 @@ fn finding(f: &Finding, row: &Row, css: &str) -> Markup {
 
 fn failing(suite: &SuiteView, row: &Row, r: &Requirement) -> Markup {
     let grade = grade_of(row, &r.id);
-    let findings = findings_about(row, Some(&r.id));
+    let findings = findings_of(row, Some(&r.id));
     let index = suite.row_index(row);
     let cell = row.cells.get(&r.id);
     let unfinished: Vec<&CaseResult> = cell
@@ -102,7 +92,7 @@ pub(super) fn page(site: &Site, suite: &SuiteView, row: &Row) -> String {
         .filter(|r| matches!(grade_of(row, &r.id), Grade::Fail | Grade::Warn))
         .collect();
     broken.sort_by_key(|r| std::cmp::Reverse(grade_of(row, &r.id)));
-    let unnamed = findings_about(row, None);
+    let unnamed = findings_of(row, None);
     let not_run: Vec<&CaseResult> = row
         .cases
         .iter()

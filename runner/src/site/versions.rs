@@ -5,26 +5,15 @@
 //! grids to compare by eye.
 
 use super::{
-    class, cut, frame, grade_of, legend, level, mark, must_passed, version_order, Family, Site,
+    class, cut, findings_about, frame, grade_of, legend, level, mark, must_passed, version_order,
+    Family, Site,
 };
-use crate::findings::{group_seen, Seen};
 use crate::matrix::{Matrix, Requirement, Row};
 use maud::{html, Markup};
 
 /// The first finding of `row` about `requirement`, quoted short.
 fn first_finding(row: &Row, requirement: &str) -> Option<String> {
-    let found = group_seen(row.cases.iter().map(|c| {
-        Seen {
-            case: &c.id,
-            expected: c.expected,
-            violations: c
-                .violations
-                .iter()
-                .filter(|v| v.requirement.as_deref() == Some(requirement))
-                .map(|v| (v.requirement.as_deref(), v.message.as_str()))
-                .collect(),
-        }
-    }));
+    let found = findings_about(&row.cases, Some(requirement));
     found
         .first()
         .map(|f| format!("{} ({} case(s))", cut(&f.example, 200), f.cases.len()))
@@ -42,6 +31,16 @@ fn grade_cell(m: &Matrix, row: &Row, r: &Requirement) -> Markup {
             span class={ "mark " (class(g)) } aria-hidden="true" { (mark(g)) } " "
             a href={ "../" (m.suite) "/" (row.runtime.id) ".html#" (anchor) } { (g.name()) }
         }
+    }
+}
+
+/// A table's head: the requirement, then a column per version.
+fn versions_head(rows: &[&Row]) -> Markup {
+    html! {
+        thead { tr {
+            th scope="col" { "requirement" }
+            @for row in rows { th scope="col" { (row.runtime.version) } }
+        } }
     }
 }
 
@@ -75,10 +74,7 @@ fn suite_part(m: &Matrix, rows: &[&Row]) -> Markup {
             @if changed.is_empty() { p { "Every requirement has the same grade at every version." } }
             @else {
                 table.list {
-                    thead { tr {
-                        th scope="col" { "requirement" }
-                        @for row in rows { th scope="col" { (row.runtime.version) } }
-                    } }
+                    (versions_head(rows))
                     tbody {
                         @for r in &changed {
                             tr.changed data-requirement=(r.id) {
@@ -98,10 +94,7 @@ fn suite_part(m: &Matrix, rows: &[&Row]) -> Markup {
             details {
                 summary { (unchanged.len()) " requirement(s) with the same grade at every version" }
                 table.list {
-                    thead { tr {
-                        th scope="col" { "requirement" }
-                        @for row in rows { th scope="col" { (row.runtime.version) } }
-                    } }
+                    (versions_head(rows))
                     tbody {
                         @for r in &unchanged {
                             tr data-requirement=(r.id) {
