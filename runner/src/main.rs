@@ -63,8 +63,9 @@ enum Command {
     /// suite: a landing page, a grid per suite, a page per runtime, and a
     /// versions view per package seen at several versions.
     ///
-    /// Exit code 0 when it was written; 2 when a matrix cannot be read, two
-    /// are of one suite, or a runtime's README is missing.
+    /// Exit code 0 when it was written; 2 when a matrix cannot be read or
+    /// two are of one suite (a runtime's README that cannot be read is said
+    /// on its page).
     Site {
         /// Each suite's matrix.json, or the folder `toolgate matrix --out`
         /// (or `report merge --out`) wrote it into.

@@ -18,24 +18,16 @@ fn escape(text: &str) -> String {
 
 /// The badge of `row`.
 pub fn svg(matrix: &Matrix, row: &Row) -> String {
-    let grade = |level: Weight| {
+    let (passed, applicable) = row.must_passed(&matrix.requirements);
+    let graded = |level: Weight, grade: Grade| {
         matrix
             .requirements
             .iter()
-            .filter(|r| r.level == level)
-            .map(|r| row.cells.get(&r.id).map_or(Grade::Untested, |c| c.grade))
-            .collect::<Vec<_>>()
+            .any(|r| r.level == level && row.grade(&r.id) == grade)
     };
-    let must = grade(Weight::Must);
-    let should = grade(Weight::Should);
-    let applicable = must
-        .iter()
-        .filter(|g| !matches!(g, Grade::NotApplicable | Grade::Untested))
-        .count();
-    let passed = must.iter().filter(|g| **g == Grade::Pass).count();
-    let color = if must.contains(&Grade::Fail) {
+    let color = if graded(Weight::Must, Grade::Fail) {
         "#e05d44"
-    } else if should.contains(&Grade::Warn) {
+    } else if graded(Weight::Should, Grade::Warn) {
         "#dfb317"
     } else {
         "#4c1"

@@ -38,7 +38,7 @@ pub fn table(matrix: &Matrix) -> String {
         };
         let _ = write!(out, "| `{}` {level} |", r.id);
         for row in &matrix.rows {
-            let grade = row.cells.get(&r.id).map_or(Grade::Untested, |c| c.grade);
+            let grade = row.grade(&r.id);
             let _ = write!(out, " {} |", mark(grade));
         }
         out.push('\n');

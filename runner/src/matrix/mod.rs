@@ -2,9 +2,10 @@
 //! file: `matrix/runtimes.json`), graded into a runtimes × requirements
 //! grid and written as a Markdown table for the README (`markdown.rs`),
 //! JSON (`runner/schema/matrix.schema.json`, what `toolgate site` builds
-//! the compliance site from) and one SVG badge per runtime (`badge.rs`). This module holds the data
-//! model and how a cell is graded; it knows no suite's insides, only the
-//! statuses, the violated requirement ids and their levels.
+//! the compliance site from) and one SVG badge per runtime (`badge.rs`).
+//! This module holds the data model and how a cell is graded; it knows no
+//! suite's insides, only the statuses, the violated requirement ids and
+//! their levels.
 
 pub mod badge;
 pub mod markdown;
@@ -189,6 +190,28 @@ pub struct Row {
     /// does), so that a merge of parts fails as the whole matrix would.
     #[serde(default)]
     pub exit_code: i32,
+}
+
+impl Row {
+    /// Its grade on `requirement` (untested when no cell holds it).
+    pub fn grade(&self, requirement: &str) -> Grade {
+        self.cells
+            .get(requirement)
+            .map_or(Grade::Untested, |c| c.grade)
+    }
+
+    /// Its MUST requirements of `requirements` passed, and those applicable
+    /// (graded pass, warn or fail): what its badge says.
+    pub fn must_passed(&self, requirements: &[Requirement]) -> (usize, usize) {
+        let must = requirements.iter().filter(|r| r.level == Weight::Must);
+        let grades: Vec<Grade> = must.map(|r| self.grade(&r.id)).collect();
+        let passed = grades.iter().filter(|g| **g == Grade::Pass).count();
+        let applicable = grades
+            .iter()
+            .filter(|g| !matches!(g, Grade::NotApplicable | Grade::Untested))
+            .count();
+        (passed, applicable)
+    }
 }
 
 /// The whole matrix.

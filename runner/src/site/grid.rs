@@ -6,7 +6,7 @@
 //! and a link to the runtime's page, where everything is.
 
 use super::{
-    class, counts, cut, findings_about, frame, legend, level, mark, must_passed, Site, SuiteView,
+    class, counts, cut, findings_about, frame, legend, level, mark, tally, Site, SuiteView,
 };
 use crate::matrix::{Grade, Row, Weight};
 use maud::{html, Markup};
@@ -39,12 +39,11 @@ pub(super) fn language(row: &Row) -> &str {
 
 fn cell(suite: &SuiteView, row: &Row, requirement: &str, right: bool) -> Markup {
     let m = suite.matrix;
-    let index = suite.row_index(row);
     let side = if right { "right" } else { "left" };
     let Some(cell) = row.cells.get(requirement) else {
         return html! { td id=(cell_id(&row.runtime.id, requirement)) class={ "untested " (side) } data-grade="untested" { span aria-hidden="true" { "?" } span.sr { "no case" } } };
     };
-    let cases = suite.cell_cases(index, cell);
+    let cases = suite.cell_cases(row, requirement);
     let findings = findings_about(cases.iter().copied(), Some(requirement));
     let broken: Vec<&str> = cases
         .iter()
@@ -143,7 +142,7 @@ pub(super) fn page(site: &Site, suite: &SuiteView) -> String {
                             (l) " · " (m.rows.iter().filter(|r| language(r) == *l).count()) " runtime(s)"
                         } }
                         @for (order, row) in m.rows.iter().enumerate().filter(|(_, r)| language(r) == *l) {
-                            @let (passed, applicable) = must_passed(m, row);
+                            @let (passed, applicable) = row.must_passed(&m.requirements);
                             tr data-runtime=(row.runtime.id) data-order=(order) data-passed=(passed) data-applicable=(applicable) {
                                 th scope="row" title={ (row.runtime.name) " " (row.runtime.version) " (" (row.runtime.package) "), " (passed) "/" (applicable) " MUST passed" } {
                                     a href={ (row.runtime.id) ".html" } { (row.runtime.name) }
@@ -164,13 +163,13 @@ pub(super) fn page(site: &Site, suite: &SuiteView) -> String {
             thead { tr { th scope="col" { "runtime" } th scope="col" { "package" } th scope="col" { "language" } th scope="col" { "MUST passed" } th scope="col" { "cases" } } }
             tbody {
                 @for row in &m.rows {
-                    @let (passed, applicable) = must_passed(m, row);
+                    @let (passed, applicable) = row.must_passed(&m.requirements);
                     tr {
                         td { a href={ (row.runtime.id) ".html" } { (row.runtime.name) " " (row.runtime.version) } }
                         td { code { (row.runtime.package) "@" (row.runtime.version) } }
                         td { (language(row)) }
                         td.g { (passed) "/" (applicable) }
-                        td { (counts(row.summary.iter().flat_map(|(s, n)| std::iter::repeat_n(s.as_str(), *n)))) }
+                        td { (tally(row.summary.iter().map(|(s, n)| (s.as_str(), *n)))) }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! suite linking its grid, with each runtime's MUST count; the versions
 //! views below.
 
-use super::{frame, must_passed, Site};
+use super::{frame, Site};
 use crate::matrix::Weight;
 use maud::html;
 
@@ -22,7 +22,7 @@ pub(super) fn page(site: &Site) -> String {
                     p.muted { (m.rows.len()) " runtime(s), " (m.requirements.len()) " requirements (" (musts) " MUST); generated " (m.generated) "." }
                     ul {
                         @for row in &m.rows {
-                            @let (passed, applicable) = must_passed(m, row);
+                            @let (passed, applicable) = row.must_passed(&m.requirements);
                             li {
                                 a href={ (m.suite) "/" (row.runtime.id) ".html" } { (row.runtime.name) " " (row.runtime.version) }
                                 " — " (passed) "/" (applicable) " MUST"

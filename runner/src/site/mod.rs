@@ -21,7 +21,7 @@ mod landing;
 mod runtime_page;
 mod versions;
 
-use crate::matrix::{merge, CaseResult, Cell, Grade, Matrix, Requirement, Row, Weight};
+use crate::matrix::{merge, CaseResult, Grade, Matrix, Requirement, Row, Weight};
 use crate::Error;
 use maud::{html, Markup, DOCTYPE};
 use std::collections::{BTreeMap, HashMap};
@@ -159,8 +159,8 @@ pub(crate) struct SuiteView<'a> {
     /// Each requirement's id without the prefix every id of the suite
     /// shares (`LINK-01` for `BOUNDARY-LINK-01`), by full id.
     pub short: BTreeMap<String, String>,
-    /// Each row's cases by id.
-    pub cases: Vec<HashMap<&'a str, &'a CaseResult>>,
+    /// Each row's cases by id, by runtime id.
+    pub cases: HashMap<&'a str, HashMap<&'a str, &'a CaseResult>>,
 }
 
 /// A package at several versions (in one suite or several).
@@ -191,7 +191,10 @@ impl<'a> Site<'a> {
                 cases: m
                     .rows
                     .iter()
-                    .map(|r| r.cases.iter().map(|c| (c.id.as_str(), c)).collect())
+                    .map(|r| {
+                        let by_id = r.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+                        (r.runtime.id.as_str(), by_id)
+                    })
                     .collect(),
             })
             .collect();
@@ -312,9 +315,12 @@ impl SuiteView<'_> {
         self.short.get(id).map_or(id, String::as_str)
     }
 
-    /// The cases behind a cell, found in its row.
-    pub fn cell_cases(&self, row_index: usize, cell: &Cell) -> Vec<&CaseResult> {
-        let Some(cases) = self.cases.get(row_index) else {
+    /// The cases behind `row`'s cell of `requirement` (none without a cell).
+    pub fn cell_cases(&self, row: &Row, requirement: &str) -> Vec<&CaseResult> {
+        let (Some(cell), Some(cases)) = (
+            row.cells.get(requirement),
+            self.cases.get(row.runtime.id.as_str()),
+        ) else {
             return Vec::new();
         };
         cell.cases
@@ -322,36 +328,6 @@ impl SuiteView<'_> {
             .filter_map(|id| cases.get(id.as_str()).copied())
             .collect()
     }
-
-    pub fn row_index(&self, row: &Row) -> usize {
-        self.matrix
-            .rows
-            .iter()
-            .position(|r| r.runtime.id == row.runtime.id)
-            .unwrap_or(0)
-    }
-}
-
-/// A row's MUST requirements passed and applicable (graded pass, warn or
-/// fail), as its badge counts them.
-pub(crate) fn must_passed(matrix: &Matrix, row: &Row) -> (usize, usize) {
-    let mut passed = 0;
-    let mut applicable = 0;
-    for r in matrix
-        .requirements
-        .iter()
-        .filter(|r| r.level == Weight::Must)
-    {
-        match row.cells.get(&r.id).map_or(Grade::Untested, |c| c.grade) {
-            Grade::Pass => {
-                passed += 1;
-                applicable += 1;
-            }
-            Grade::Warn | Grade::Fail => applicable += 1,
-            Grade::NotApplicable | Grade::Untested => {}
-        }
-    }
-    (passed, applicable)
 }
 
 /// The findings of `cases` about `requirement` (`None`: the differences no
@@ -372,12 +348,6 @@ pub(crate) fn findings_about<'c>(
                 .collect(),
         }
     }))
-}
-
-pub(crate) fn grade_of(row: &Row, requirement: &str) -> Grade {
-    row.cells
-        .get(requirement)
-        .map_or(Grade::Untested, |c| c.grade)
 }
 
 pub(crate) fn class(grade: Grade) -> &'static str {
@@ -410,9 +380,14 @@ pub(crate) fn level(level: Weight) -> &'static str {
 
 /// Counts of statuses, as `3 pass, 1 fail`, most common first.
 pub(crate) fn counts<'c>(statuses: impl IntoIterator<Item = &'c str>) -> String {
+    tally(statuses.into_iter().map(|s| (s, 1)))
+}
+
+/// [`counts`] of statuses already counted (a row's summary).
+pub(crate) fn tally<'c>(counted: impl IntoIterator<Item = (&'c str, usize)>) -> String {
     let mut by: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in statuses {
-        *by.entry(s).or_insert(0) += 1;
+    for (s, n) in counted {
+        *by.entry(s).or_insert(0) += n;
     }
     let mut all: Vec<(&str, usize)> = by.into_iter().collect();
     all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

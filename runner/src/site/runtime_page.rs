@@ -6,17 +6,10 @@
 //! and the runtime's source lines its shim's README cites.
 
 use super::grid::{cell_id, language};
-use super::{
-    class, counts, findings_about, frame, grade_of, level, mark, must_passed, Site, SuiteView,
-};
+use super::{class, counts, findings_about, frame, level, mark, tally, Site, SuiteView};
 use crate::findings::Finding;
 use crate::matrix::{CaseResult, Grade, Requirement, Row};
 use maud::{html, Markup};
-
-/// The findings of `row` about `requirement`.
-fn findings_of(row: &Row, requirement: Option<&str>) -> Vec<Finding> {
-    findings_about(&row.cases, requirement)
-}
 
 fn case_line(case: Option<&CaseResult>, id: &str) -> Markup {
     html! {
@@ -56,13 +49,10 @@ fn finding(f: &Finding, row: &Row, css: &str) -> Markup {
 }
 
 fn failing(suite: &SuiteView, row: &Row, r: &Requirement) -> Markup {
-    let grade = grade_of(row, &r.id);
-    let findings = findings_of(row, Some(&r.id));
-    let index = suite.row_index(row);
-    let cell = row.cells.get(&r.id);
-    let unfinished: Vec<&CaseResult> = cell
-        .map(|c| suite.cell_cases(index, c))
-        .unwrap_or_default()
+    let grade = row.grade(&r.id);
+    let findings = findings_about(&row.cases, Some(&r.id));
+    let unfinished: Vec<&CaseResult> = suite
+        .cell_cases(row, &r.id)
         .into_iter()
         .filter(|c| matches!(c.status.as_str(), "timeout" | "crash"))
         .collect();
@@ -85,14 +75,14 @@ fn failing(suite: &SuiteView, row: &Row, r: &Requirement) -> Markup {
 pub(super) fn page(site: &Site, suite: &SuiteView, row: &Row) -> String {
     let m = suite.matrix;
     let rt = &row.runtime;
-    let (passed, applicable) = must_passed(m, row);
+    let (passed, applicable) = row.must_passed(&m.requirements);
     let mut broken: Vec<&Requirement> = m
         .requirements
         .iter()
-        .filter(|r| matches!(grade_of(row, &r.id), Grade::Fail | Grade::Warn))
+        .filter(|r| matches!(row.grade(&r.id), Grade::Fail | Grade::Warn))
         .collect();
-    broken.sort_by_key(|r| std::cmp::Reverse(grade_of(row, &r.id)));
-    let unnamed = findings_of(row, None);
+    broken.sort_by_key(|r| std::cmp::Reverse(row.grade(&r.id)));
+    let unnamed = findings_about(&row.cases, None);
     let not_run: Vec<&CaseResult> = row
         .cases
         .iter()
@@ -113,7 +103,7 @@ pub(super) fn page(site: &Site, suite: &SuiteView, row: &Row) -> String {
                 tr { th scope="row" { "adapter command" } td { code { (rt.adapter) } } }
                 @if let Some(notes) = &rt.notes { tr { th scope="row" { "execution path" } td { (notes) } } }
                 tr { th scope="row" { "MUST requirements passed" } td { (passed) " of " (applicable) " applicable" } }
-                tr { th scope="row" { "cases" } td { (counts(row.summary.iter().flat_map(|(s, n)| std::iter::repeat_n(s.as_str(), *n)))) " in " (format!("{:.1}", row.duration_secs)) " s" } }
+                tr { th scope="row" { "cases" } td { (tally(row.summary.iter().map(|(s, n)| (s.as_str(), *n)))) " in " (format!("{:.1}", row.duration_secs)) " s" } }
             }
         }
         @if let Some(f) = family {
@@ -150,8 +140,8 @@ pub(super) fn page(site: &Site, suite: &SuiteView, row: &Row) -> String {
             thead { tr { th scope="col" { "requirement" } th scope="col" { "grade" } th scope="col" { "cases" } } }
             tbody {
                 @for r in &m.requirements {
-                    @let grade = grade_of(row, &r.id);
-                    @let cases = row.cells.get(&r.id).map(|c| suite.cell_cases(suite.row_index(row), c)).unwrap_or_default();
+                    @let grade = row.grade(&r.id);
+                    @let cases = suite.cell_cases(row, &r.id);
                     tr id={ "r-" (r.id) } {
                         td { code { (r.id) } " " (level(r.level)) }
                         td.g {

@@ -4,10 +4,7 @@
 //! release's effect on the contract reads as a short list, not as two
 //! grids to compare by eye.
 
-use super::{
-    class, cut, findings_about, frame, grade_of, legend, level, mark, must_passed, version_order,
-    Family, Site,
-};
+use super::{class, cut, findings_about, frame, legend, level, mark, version_order, Family, Site};
 use crate::matrix::{Matrix, Requirement, Row};
 use maud::{html, Markup};
 
@@ -20,7 +17,7 @@ fn first_finding(row: &Row, requirement: &str) -> Option<String> {
 }
 
 fn grade_cell(m: &Matrix, row: &Row, r: &Requirement) -> Markup {
-    let g = grade_of(row, &r.id);
+    let g = row.grade(&r.id);
     let anchor = if matches!(g, crate::matrix::Grade::Fail | crate::matrix::Grade::Warn) {
         r.id.clone()
     } else {
@@ -49,8 +46,8 @@ fn suite_part(m: &Matrix, rows: &[&Row]) -> Markup {
         .requirements
         .iter()
         .filter(|r| {
-            let first = rows.first().map(|row| grade_of(row, &r.id));
-            rows.iter().any(|row| Some(grade_of(row, &r.id)) != first)
+            let first = rows.first().map(|row| row.grade(&r.id));
+            rows.iter().any(|row| Some(row.grade(&r.id)) != first)
         })
         .collect();
     let unchanged: Vec<&Requirement> = m
@@ -65,7 +62,7 @@ fn suite_part(m: &Matrix, rows: &[&Row]) -> Markup {
                 thead { tr { th scope="col" { "version" } th scope="col" { "runtime" } th scope="col" { "MUST passed" } } }
                 tbody {
                     @for row in rows {
-                        @let (p, a) = must_passed(m, row);
+                        @let (p, a) = row.must_passed(&m.requirements);
                         tr { td { strong { (row.runtime.version) } } td { a href={ "../" (m.suite) "/" (row.runtime.id) ".html" } { (row.runtime.id) } } td.g { (p) "/" (a) } }
                     }
                 }
