@@ -133,6 +133,8 @@ impl<S: Shim + Send + 'static> Gate<S> {
                 command,
                 timeout: Duration::from_secs(10).max(self.settle * 5),
                 start_timeout: Duration::from_secs(30),
+                // each case runs in a process of its own: a restart is the
+                // adapter itself failing, which should not happen
                 max_restarts: 3,
             }),
             filter_suites: vec!["boundary".into()],

@@ -33,6 +33,7 @@
 mod bodies;
 mod check;
 pub mod encode;
+mod isolate;
 mod observe;
 mod panics;
 mod serve;
@@ -41,6 +42,7 @@ pub mod values;
 
 pub use bodies::{body_for, EventKind, OnEvent, Release, ToolEvent};
 pub use check::{check, Gate, ADAPTER_FLAG};
+pub use isolate::GRACE;
 pub use observe::{until_idle, IDLE_ROUNDS};
 pub use panics::message as panic_message;
 pub use serve::{adapter_main, hello, serve, DEFAULT_SETTLE, TURN_STACK_BYTES};

@@ -103,12 +103,32 @@ struct Watch<'a> {
     /// `whilePending` one (which checks its condition again then).
     armed: Option<bool>,
     rounds: u32,
+    mirror: Option<Mirror>,
 }
 
-impl Watch<'_> {
+impl<'a> Watch<'a> {
+    fn new(case: &'a Case<'a>, signal: CancellationToken) -> Watch<'a> {
+        Watch {
+            case,
+            signal,
+            aborted_at: None,
+            ran: Vec::new(),
+            started: Vec::new(),
+            settled: Vec::new(),
+            settles: Vec::new(),
+            armed: None,
+            rounds: 0,
+            mirror: None,
+        }
+    }
+
     fn abort(&mut self) {
         if self.aborted_at.is_none() {
-            self.aborted_at = Some(Instant::now());
+            let now = Instant::now();
+            self.aborted_at = Some(now);
+            if let Some(mirror) = &self.mirror {
+                mirror(Happened::Aborted(now));
+            }
             self.signal.cancel();
         }
     }
@@ -240,33 +260,73 @@ fn build_tools(case: &Case, on_event: &OnEvent, release: &Release) -> Result<Vec
     Ok(tools)
 }
 
-/// Runs `scenario` on `shim` and answers with its observation.
+impl<'a> Case<'a> {
+    fn new(scenario: &'a Value) -> Case<'a> {
+        let abort = &scenario["abort"];
+        let pending_tools = scenario["tools"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|t| is_pending(&t["behaviour"]))
+            .collect();
+        Case {
+            scenario,
+            timing: Timing {
+                before: abort.get("before").is_some(),
+                while_pending: abort["whilePending"].as_str().map(str::to_string),
+                after_settled: abort["afterSettled"].as_str().map(str::to_string),
+            },
+            pending_tools,
+        }
+    }
+}
+
+/// What happened while a case ran, as it happened: every tool event when
+/// its body emits it, and the abort when the harness makes it. A case run
+/// in a child process mirrors them to its parent, which still has them if
+/// the runtime kills the child.
+pub enum Happened<'a> {
+    Event(&'a ToolEvent),
+    Aborted(Instant),
+}
+
+/// Where [`Happened`] goes.
+pub type Mirror = std::sync::Arc<dyn Fn(Happened<'_>) + Send + Sync>;
+
+/// The `ran` entries of `scenario`'s observation from the events a case
+/// emitted (those after `end` not counted) and the abort's instant.
+pub fn ran_of(
+    scenario: &Value,
+    events: Vec<ToolEvent>,
+    aborted_at: Option<Instant>,
+    end: Instant,
+) -> Value {
+    let case = Case::new(scenario);
+    let mut watch = Watch::new(&case, CancellationToken::new());
+    watch.aborted_at = aborted_at;
+    for event in events.into_iter().filter(|e| e.at <= end) {
+        watch.record(event);
+    }
+    watch.mark_settled(end);
+    Value::Array(watch.ran.into_iter().map(Value::Object).collect())
+}
+
+/// Runs `scenario` on `shim` and answers with its observation; `mirror`
+/// is told what happens as it happens.
 pub async fn observe_case<S: Shim>(
     shim: &S,
     scenario: &Value,
     settle: Duration,
     release: &Release,
+    mirror: Option<Mirror>,
 ) -> Answer {
-    let abort = &scenario["abort"];
-    let case = Case {
-        scenario,
-        timing: Timing {
-            before: abort.get("before").is_some(),
-            while_pending: abort["whilePending"].as_str().map(str::to_string),
-            after_settled: abort["afterSettled"].as_str().map(str::to_string),
-        },
-        pending_tools: Vec::new(),
-    };
-    let case = Case {
-        pending_tools: case
-            .tools()
-            .iter()
-            .map(|t| is_pending(&t["behaviour"]))
-            .collect(),
-        ..case
-    };
+    let case = Case::new(scenario);
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel::<ToolEvent>();
+    let events_mirror = mirror.clone();
     let on_event: OnEvent = std::sync::Arc::new(move |event| {
+        if let Some(mirror) = &events_mirror {
+            mirror(Happened::Event(&event));
+        }
         let _ = sender.send(event);
     });
     let tools = match build_tools(&case, &on_event, release) {
@@ -289,17 +349,8 @@ pub async fn observe_case<S: Shim>(
         });
     }
     let signal = CancellationToken::new();
-    let mut watch = Watch {
-        case: &case,
-        signal: signal.clone(),
-        aborted_at: None,
-        ran: Vec::new(),
-        started: Vec::new(),
-        settled: Vec::new(),
-        settles: Vec::new(),
-        armed: None,
-        rounds: 0,
-    };
+    let mut watch = Watch::new(&case, signal.clone());
+    watch.mirror = mirror;
     let by_drop = shim.cancellation() == Cancellation::Drop;
     let turn = Turn {
         tools,
@@ -339,13 +390,21 @@ pub async fn observe_case<S: Shim>(
             _ = tokio::time::sleep_until(deadline) => break Ended::Pending,
         }
     };
-    if matches!(ended, Ended::Pending) {
+    // a dropped turn's bodies settle as it is dropped (Rust's
+    // cancellation reaching them), which is part of its ending; a pending
+    // turn has ended when the window closed, and what its drop does after
+    // that is not part of it
+    let end = if matches!(ended, Ended::Pending) {
+        let end = Instant::now();
         // abandoned, as a caller's timeout abandons it: its signal aborts
         // and its future is dropped
         signal.cancel();
-    }
-    drop(turn);
-    let end = Instant::now();
+        drop(turn);
+        end
+    } else {
+        drop(turn);
+        Instant::now()
+    };
     // events already sent (a body settled just before the end) are taken;
     // which of them count is decided by when they happened
     while let Ok(event) = events.try_recv() {

@@ -5,12 +5,12 @@
 //! runtime or the shim prints goes to stderr, where the runner keeps it
 //! with the case.
 
-use crate::bodies::Release;
-use crate::observe::{observe_case, Answer};
+use crate::isolate::run_isolated;
+use crate::observe::Answer;
 use crate::panics;
 use crate::shim::Shim;
 use std::io::{BufReader, BufWriter};
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::process::ExitCode;
 use std::time::Duration;
 use toolgate_runner::protocol::{self, Hello, Implementation, ReplyBody, PROTOCOL_VERSION};
@@ -67,8 +67,9 @@ pub(crate) fn settle_arg(args: &[String]) -> Result<Option<Duration>, String> {
 }
 
 /// Serves the protocol on stdin and stdout until `stop`: one case at a
-/// time, each observed on a current-thread tokio runtime (I/O and time
-/// enabled) on a thread of [`TURN_STACK_BYTES`].
+/// time, each in a child process of its own (`isolate.rs`), observed on a
+/// current-thread tokio runtime (I/O and time enabled) on a thread of
+/// [`TURN_STACK_BYTES`].
 pub fn serve<S: Shim + Send + 'static>(shim: S, settle: Duration) -> ExitCode {
     panics::install();
     let replies = match claim_stdout() {
@@ -104,10 +105,7 @@ fn serve_on_this_thread<S: Shim>(
     settle: Duration,
     replies: std::fs::File,
 ) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let release = Release::new();
+    let replies_fd = replies.as_raw_fd();
     let hello = hello(shim);
     protocol::serve(
         BufReader::new(std::io::stdin().lock()),
@@ -127,7 +125,7 @@ fn serve_on_this_thread<S: Shim>(
                 return ReplyBody::NotApplicable { reason };
             }
             let window = settle * case.patience.unwrap_or(1).max(1);
-            match runtime.block_on(observe_case(shim, &case.scenario, window, &release)) {
+            match run_isolated(shim, &case.scenario, window, replies_fd) {
                 Answer::Observation(observation) => ReplyBody::Observation(observation),
                 Answer::Skipped(reason) => ReplyBody::Skipped { reason },
                 Answer::Error(message) => ReplyBody::Error { message },
