@@ -142,6 +142,10 @@ fn says_limit(text: &str) -> bool {
         "MemoryError",
         "out of memory",
         "serialization depth",
+        // Rust's: a thread's stack overflowed, an allocation failed (the
+        // Rust harness puts a crashed process's last words in the rejection)
+        "overflowed its stack",
+        "memory allocation of",
     ]
     .iter()
     .any(|w| text.contains(w))

@@ -608,6 +608,23 @@ fn a_rejected_turn_is_charged_to_what_it_followed() {
         ),
         &[requirements::TURN_01],
     );
+    // and Rust's: the harness's crashed turn carries the stack overflow
+    // the runtime died of (adapters/rust/harness/src/isolate.rs)
+    check(
+        &s,
+        rejects(
+            &[("c2", Settled::Fulfilled)],
+            rejection(
+                "crash",
+                "the runtime killed its process: signal 6 (SIGABRT); its stderr ends: \
+                 thread 'toolgate-turns' has overflowed its stack / fatal runtime error: \
+                 stack overflow, aborting",
+                false,
+                false,
+            ),
+        ),
+        &[requirements::TURN_01],
+    );
     // the same for an unknown call whose arguments are the huge ones: the
     // host gave out on the arguments, not on the name
     let s = scenario(
