@@ -406,6 +406,33 @@ fn huge_arguments_are_answered_within_the_bounds() {
         },
         &[requirements::ARGS_01],
     );
+    // also when two calls name the tool, so its starts are counted per
+    // tool: each huge call may be refused (a generated case the Rust wall
+    // met: generated-boundary/1-423 of seed 1), a valid small one not
+    let two = scenario(
+        json!({"tools": [{"name": "t", "inputSchema": {"type": "object"},
+            "behaviour": {"returns": 1}}],
+        "turn": [{"id": "c1", "name": "t", "arguments": {"$": "deep", "depth": 100_000}},
+                 {"id": "c2", "name": "t", "arguments": {"$": "deep", "depth": 100_000}},
+                 {"id": "c3", "name": "t", "arguments": {}}]}),
+    );
+    let refused_huge = |o: &mut BoundaryObservation| {
+        o.results[0].is_error = Some(true);
+        o.results[1].is_error = Some(true);
+        o.ran.retain(|r| r.call_id.as_deref() == Some("c3"));
+        for r in &mut o.ran {
+            r.call_id = None;
+        }
+    };
+    check(&two, refused_huge, &[]);
+    check(
+        &two,
+        |o| {
+            refused_huge(o);
+            o.ran.clear();
+        },
+        &[requirements::RUN_01],
+    );
 }
 
 #[test]

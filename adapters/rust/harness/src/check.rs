@@ -31,6 +31,7 @@ pub struct Gate<S> {
     expected_failures: Option<PathBuf>,
     settle: Duration,
     strict: bool,
+    jobs: usize,
 }
 
 /// `Gate::new(shim).main()`: the corpus of the boundary suite, no
@@ -48,6 +49,7 @@ impl<S: Shim + Send + 'static> Gate<S> {
             expected_failures: None,
             settle: DEFAULT_SETTLE,
             strict: false,
+            jobs: 1,
         }
     }
 
@@ -79,6 +81,13 @@ impl<S: Shim + Send + 'static> Gate<S> {
     /// A case breaking only SHOULD requirements fails instead of warning.
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// Cases run at once, each in its own process (`toolgate run --jobs`):
+    /// most of a gate's time is spent waiting on deadlines and windows.
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
         self
     }
 
@@ -142,6 +151,7 @@ impl<S: Shim + Send + 'static> Gate<S> {
             seed: self.seed,
             expected_failures: self.expected_failures.clone(),
             strict: self.strict,
+            jobs: self.jobs,
             progress: false,
             ..RunOptions::default()
         };
