@@ -6,7 +6,7 @@ fn main() -> std::process::ExitCode {
     toolgate_harness::Gate::new(toolgate_wall_rust::Wall::default())
         .generate(500)
         .seed(1)
-        .jobs(2)
+        .jobs(4)
         .strict(true)
         .main()
 }
