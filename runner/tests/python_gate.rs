@@ -156,31 +156,15 @@ fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
 /// cases; a consequence seen only by cases about other requirements is not
 /// looked for).
 fn check_mutant(m: &Mutant, source: &str, tmp: &Path, corpus: &[RunCase]) -> Result<(), String> {
-    if m.description.trim().is_empty() || m.requirements.is_empty() {
-        return Err(format!(
-            "{}: a mutant needs a description and requirements",
-            m.name
-        ));
-    }
+    let about = common::mutants::cases_about(m, corpus)?;
     let mutated = m.apply(source, "shim.py")?;
     let dir = tmp.join(&m.name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("shim.py"), mutated).unwrap();
-    let about: Vec<String> = corpus
-        .iter()
-        .filter(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
-        .map(|c| c.id.clone())
-        .collect();
-    if about.is_empty() {
-        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
-    }
     let report = run(&RunOptions {
         cases: about,
         ..options(&dir)
     })
     .map_err(|e| format!("{}: the gate did not run: {e}", m.name))?;
-    if let Some(problem) = common::mutants::verdict(&m.name, &m.requirements, &report) {
-        return Err(problem);
-    }
-    common::mutants::exactly(&m.name, &m.requirements, &report)
+    common::mutants::caught_exactly(m, &report)
 }

@@ -20,7 +20,6 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use toolgate_runner::cases::{self, RunCase};
-use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_suite::Level;
 
@@ -238,37 +237,11 @@ fn every_mutant_of_the_rust_wall_is_caught_naming_exactly_its_requirements() {
 /// Runs the boundary cases about `m`'s requirements on its build: caught,
 /// naming exactly the requirements it lists (over those cases).
 fn check_mutant(m: &Mutant, corpus: &[RunCase]) -> Result<(), String> {
-    if m.description.trim().is_empty() || m.requirements.is_empty() {
-        return Err(format!(
-            "{}: a mutant needs a description and requirements",
-            m.name
-        ));
-    }
-    let about: Vec<String> = corpus
-        .iter()
-        .filter(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
-        .map(|c| c.id.clone())
-        .collect();
-    if about.is_empty() {
-        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
-    }
+    let about = common::mutants::cases_about(m, corpus)?;
     let report = run(&RunOptions {
         cases: about,
         ..options(&m.name)
     })
     .map_err(|e| format!("{}: the gate did not run: {e}", m.name))?;
-    if report.cases.iter().any(|c| c.status == Status::Error) {
-        let errors: Vec<String> = report
-            .cases
-            .iter()
-            .filter(|c| c.status == Status::Error)
-            .map(|c| format!("{}: {:?}", c.id, c.message))
-            .take(3)
-            .collect();
-        return Err(format!("{}: harness errors: {}", m.name, errors.join("; ")));
-    }
-    if let Some(problem) = common::mutants::verdict(&m.name, &m.requirements, &report) {
-        return Err(problem);
-    }
-    common::mutants::exactly(&m.name, &m.requirements, &report)
+    common::mutants::caught_exactly(m, &report)
 }

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
+use toolgate_runner::cases::RunCase;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::report::RunReport;
 
@@ -32,6 +33,35 @@ impl Mutant {
             n => Err(format!("{}: `find` occurs {n} times in {file}", self.name)),
         }
     }
+}
+
+/// The ids of the corpus cases about `m`'s requirements, which a gate of
+/// `m` runs; a mutant without a description or requirements, or about no
+/// case, is refused.
+pub fn cases_about(m: &Mutant, corpus: &[RunCase]) -> Result<Vec<String>, String> {
+    if m.description.trim().is_empty() || m.requirements.is_empty() {
+        return Err(format!(
+            "{}: a mutant needs a description and requirements",
+            m.name
+        ));
+    }
+    let about: Vec<String> = corpus
+        .iter()
+        .filter(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
+        .map(|c| c.id.clone())
+        .collect();
+    if about.is_empty() {
+        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
+    }
+    Ok(about)
+}
+
+/// The gate caught `m`, naming each requirement it lists and no other.
+pub fn caught_exactly(m: &Mutant, report: &RunReport) -> Result<(), String> {
+    if let Some(problem) = verdict(&m.name, &m.requirements, report) {
+        return Err(problem);
+    }
+    exactly(&m.name, &m.requirements, report)
 }
 
 /// The mutants of a `mutants.json`.

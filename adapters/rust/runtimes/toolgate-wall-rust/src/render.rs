@@ -337,49 +337,28 @@ impl<'a> ser::Serializer for Bounded<'a> {
     }
 }
 
-impl ser::SerializeSeq for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), RenderError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_seq())
-    }
+/// The sequence-like containers: each element pushed, an array at the end.
+macro_rules! sequence {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Container<'_> {
+            type Ok = Value;
+            type Error = RenderError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), RenderError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Value, RenderError> {
+                Ok(self.end_seq())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), RenderError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_seq())
-    }
-}
-
-impl ser::SerializeTupleStruct for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), RenderError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_seq())
-    }
-}
-
-impl ser::SerializeTupleVariant for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), RenderError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_seq())
-    }
-}
+sequence!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Container<'_> {
     type Ok = Value;
@@ -397,34 +376,35 @@ impl ser::SerializeMap for Container<'_> {
     }
 }
 
-impl ser::SerializeStruct for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), RenderError> {
-        self.entry(key.to_string(), value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_map())
-    }
+/// The struct-like containers: each field an entry, an object at the end.
+macro_rules! structure {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Container<'_> {
+            type Ok = Value;
+            type Error = RenderError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), RenderError> {
+                self.entry(key.to_string(), value)
+            }
+            fn end(self) -> Result<Value, RenderError> {
+                Ok(self.end_map())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Container<'_> {
-    type Ok = Value;
-    type Error = RenderError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), RenderError> {
-        self.entry(key.to_string(), value)
-    }
-    fn end(self) -> Result<Value, RenderError> {
-        Ok(self.end_map())
-    }
+structure!(SerializeStruct, SerializeStructVariant);
+
+/// Key serializers that write a scalar as its text.
+macro_rules! as_text {
+    ($($method:ident : $ty:ty),*) => {$(
+        fn $method(self, v: $ty) -> Result<String, RenderError> {
+            Ok(v.to_string())
+        }
+    )*};
 }
 
 /// A map key as JSON text has it: a string, or a number or bool as its
@@ -442,45 +422,21 @@ impl ser::Serializer for KeyText {
     type SerializeStruct = ser::Impossible<String, RenderError>;
     type SerializeStructVariant = ser::Impossible<String, RenderError>;
 
-    fn serialize_str(self, v: &str) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_bool(self, v: bool) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_f32(self, v: f32) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_f64(self, v: f64) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
-    fn serialize_char(self, v: char) -> Result<String, RenderError> {
-        Ok(v.to_string())
-    }
+    as_text!(
+        serialize_str: &str,
+        serialize_bool: bool,
+        serialize_i64: i64,
+        serialize_u64: u64,
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_f32: f32,
+        serialize_f64: f64,
+        serialize_char: char
+    );
     fn serialize_bytes(self, _v: &[u8]) -> Result<String, RenderError> {
         Err(RenderError("a map key that is bytes".into()))
     }
