@@ -167,11 +167,7 @@ fn every_drift_fails_the_cases_it_affects_naming_only_its_requirements() {
     let drifts: Vec<Mutant> =
         serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     assert!(drifts.len() >= 5);
-    let corpus: Vec<RunCase> = toolgate_runner::cases::corpus(None)
-        .unwrap()
-        .into_iter()
-        .filter(|c| c.suite.id() == "pipeline")
-        .collect();
+    let corpus: Vec<RunCase> = common::corpus_of("pipeline");
     let problems = common::mutants::check_all(&drifts, |m| {
         let Some(affects) = affected_by(&m.id) else {
             return Some(format!(

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use toolgate_runner::cases::{self, RunCase};
+use toolgate_runner::cases::RunCase;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_suite::Level;
@@ -73,14 +73,6 @@ fn mutants() -> Vec<Mutant> {
     common::mutants::load(&wall_dir().join("mutants.json"))
 }
 
-fn boundary_cases() -> Vec<RunCase> {
-    cases::corpus(None)
-        .unwrap()
-        .into_iter()
-        .filter(|c| c.suite.id() == "boundary")
-        .collect()
-}
-
 #[test]
 fn the_python_wall_passes_every_boundary_case_strictly() {
     let _turn = turn();
@@ -99,7 +91,7 @@ fn the_python_wall_passes_every_boundary_case_strictly() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert_eq!(report.exit_code, 0);
-    assert_eq!(report.cases.len(), boundary_cases().len());
+    assert_eq!(report.cases.len(), common::corpus_of("boundary").len());
     assert!(report.cases.len() >= 80, "{} cases", report.cases.len());
 }
 
@@ -112,7 +104,7 @@ fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
     let started = Instant::now();
     let source = std::fs::read_to_string(wall_dir().join("shim.py")).unwrap();
     let mutants = mutants();
-    let corpus = boundary_cases();
+    let corpus = common::corpus_of("boundary");
     // every MUST requirement of the suite is seen failing on some broken wall
     let musts: BTreeSet<&str> = corpus
         .iter()

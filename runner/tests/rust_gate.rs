@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use toolgate_runner::cases::{self, RunCase};
+use toolgate_runner::cases::RunCase;
 use toolgate_runner::run::{run, RunOptions};
 use toolgate_suite::Level;
 
@@ -156,14 +156,6 @@ fn options(name: &str) -> RunOptions {
     }
 }
 
-fn boundary_cases() -> Vec<RunCase> {
-    cases::corpus(None)
-        .unwrap()
-        .into_iter()
-        .filter(|c| c.suite.id() == "boundary")
-        .collect()
-}
-
 #[test]
 fn the_rust_wall_passes_the_corpus_and_500_generated_cases_through_toolgate_run() {
     if let Err(e) = built() {
@@ -192,7 +184,7 @@ fn the_rust_wall_passes_the_corpus_and_500_generated_cases_through_toolgate_run(
         "{said}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let total = boundary_cases().len() + 500;
+    let total = common::corpus_of("boundary").len() + 500;
     assert!(
         said.contains(&format!("{total} cases: {total} pass")),
         "{said}"
@@ -207,7 +199,7 @@ fn every_mutant_of_the_rust_wall_is_caught_naming_exactly_its_requirements() {
     }
     let started = Instant::now();
     let mutants = mutants();
-    let corpus = boundary_cases();
+    let corpus = common::corpus_of("boundary");
     // every MUST requirement of the suite is seen failing on some broken wall
     let musts: BTreeSet<&str> = corpus
         .iter()

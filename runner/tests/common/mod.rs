@@ -55,6 +55,15 @@ pub fn node_available() -> bool {
     found
 }
 
+/// The embedded corpus's cases of `suite`.
+pub fn corpus_of(suite: &str) -> Vec<toolgate_runner::cases::RunCase> {
+    toolgate_runner::cases::corpus(None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.suite.id() == suite)
+        .collect()
+}
+
 /// The options of a gate test: the adapter `command` on `suite`, with
 /// `timeout` per case, no shrinking, no progress bar, shrunk failures (if
 /// a test asks for any) under `target/toolgate-failures`.
