@@ -34,6 +34,7 @@ fn entry(id: &str, package: &str, version: &str, language: &str, suite: &str) ->
         notes: None,
         language: Some(language.into()),
         readme: Some(PathBuf::from("README.md")),
+        build: None,
     }
 }
 

@@ -47,6 +47,13 @@ pub struct RuntimeEntry {
     /// cites.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readme: Option<PathBuf>,
+    /// The command that builds its adapter, run from the repository root
+    /// before the runtime is gated (a Rust runtime's `cargo build`; a
+    /// JavaScript or Python runtime's packages are installed by
+    /// `.ci/install` instead). `toolgate matrix` never runs it:
+    /// `.ci/parts matrix-part` and `.ci/run` do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
 }
 
 /// The runtimes file.
