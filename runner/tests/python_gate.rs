@@ -12,14 +12,12 @@
 mod common;
 
 use common::mutants::Mutant;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use toolgate_runner::cases::RunCase;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::run::{run, RunOptions};
-use toolgate_suite::Level;
 
 /// Mutants run at once: each run is one adapter process that mostly waits
 /// (settle windows, deadlines), so more than the 2 cores of CI are kept busy
@@ -106,21 +104,7 @@ fn every_mutant_of_the_python_wall_is_caught_naming_exactly_its_requirements() {
     let mutants = mutants();
     let corpus = common::corpus_of("boundary");
     // every MUST requirement of the suite is seen failing on some broken wall
-    let musts: BTreeSet<&str> = corpus
-        .iter()
-        .flat_map(|c| c.requirements.iter().map(move |r| (c, r)))
-        .filter(|(c, r)| c.suite.level(r) == Level::Must)
-        .map(|(_, r)| r.as_str())
-        .collect();
-    assert!(musts.len() >= 9, "{musts:?}");
-    let covered: BTreeSet<&str> = mutants
-        .iter()
-        .flat_map(|m| m.requirements.iter().map(String::as_str))
-        .collect();
-    let uncovered: Vec<&&str> = musts.iter().filter(|r| !covered.contains(**r)).collect();
-    assert!(uncovered.is_empty(), "no mutant breaks {uncovered:?}");
-    let names: BTreeSet<&str> = mutants.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names.len(), mutants.len(), "two mutants share a name");
+    common::mutants::cover_every_must(&mutants, &corpus, 9);
 
     let tmp = tempfile::tempdir().unwrap();
     let timings = Mutex::new(Vec::new());

@@ -12,6 +12,7 @@ use std::time::Duration;
 use toolgate_runner::cases::RunCase;
 use toolgate_runner::outcome::Status;
 use toolgate_runner::report::RunReport;
+use toolgate_suite::Level;
 
 /// One deliberate bug: `find` (which occurs once in the source) replaced by
 /// `replace`, and the requirements the gate must name.
@@ -62,6 +63,26 @@ pub fn caught_exactly(m: &Mutant, report: &RunReport) -> Result<(), String> {
         return Err(problem);
     }
     exactly(&m.name, &m.requirements, report)
+}
+
+/// Every MUST requirement the corpus's cases name is broken by some mutant
+/// (at least `least` of them), and no two mutants share a name.
+pub fn cover_every_must(mutants: &[Mutant], corpus: &[RunCase], least: usize) {
+    let musts: BTreeSet<&str> = corpus
+        .iter()
+        .flat_map(|c| c.requirements.iter().map(move |r| (c, r)))
+        .filter(|(c, r)| c.suite.level(r) == Level::Must)
+        .map(|(_, r)| r.as_str())
+        .collect();
+    assert!(musts.len() >= least, "{musts:?}");
+    let covered: BTreeSet<&str> = mutants
+        .iter()
+        .flat_map(|m| m.requirements.iter().map(String::as_str))
+        .collect();
+    let uncovered: Vec<&&str> = musts.iter().filter(|r| !covered.contains(**r)).collect();
+    assert!(uncovered.is_empty(), "no mutant breaks {uncovered:?}");
+    let names: BTreeSet<&str> = mutants.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names.len(), mutants.len(), "two mutants share a name");
 }
 
 /// The mutants of a `mutants.json`.

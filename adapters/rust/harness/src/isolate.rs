@@ -50,7 +50,7 @@ struct Child {
     origin: Instant,
 }
 
-fn check(result: libc::c_int) -> std::io::Result<libc::c_int> {
+fn os_result(result: libc::c_int) -> std::io::Result<libc::c_int> {
     if result < 0 {
         Err(std::io::Error::last_os_error())
     } else {
@@ -65,10 +65,10 @@ impl Child {
         window: Duration,
         replies: RawFd,
     ) -> std::io::Result<Child> {
-        let stderr = tempfile_in_tmp()?;
+        let stderr = tempfile::tempfile()?;
         let mut fds = [0; 2];
         // SAFETY: pipe2 fills the two descriptors it is given
-        check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+        os_result(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
         // SAFETY: both descriptors were just opened and are owned here
         let (read_end, write_end) =
             unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -76,7 +76,7 @@ impl Child {
         // SAFETY: the child only runs this crate's code and the shim's,
         // then leaves with _exit; the parent's other thread is parked in
         // join (it holds no lock)
-        let pid = check(unsafe { libc::fork() })?;
+        let pid = os_result(unsafe { libc::fork() })?;
         if pid == 0 {
             drop(read_end);
             // SAFETY: the child's standard descriptors now point at its
@@ -359,21 +359,3 @@ fn write_line(out: &std::sync::Mutex<std::fs::File>, line: &Value) {
     let mut file = out.lock().unwrap_or_else(|e| e.into_inner());
     let _ = file.write_all(text.as_bytes());
 }
-
-/// An unnamed file for the child's stderr (removed at once, kept open).
-fn tempfile_in_tmp() -> std::io::Result<std::fs::File> {
-    let path = std::env::temp_dir().join(format!(
-        "toolgate-harness-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(file)
-}
-
-static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -96,7 +96,6 @@ struct Watch<'a> {
     aborted_at: Option<Instant>,
     ran: Vec<Map<String, Value>>,
     started: Vec<usize>,
-    settled: Vec<usize>,
     /// Each settle, matched to its start once the turn ended.
     settles: Vec<(usize, Option<String>, bool, Instant)>,
     /// An abort waiting for the scheduler to go idle, and whether it is the
@@ -114,7 +113,6 @@ impl<'a> Watch<'a> {
             aborted_at: None,
             ran: Vec::new(),
             started: Vec::new(),
-            settled: Vec::new(),
             settles: Vec::new(),
             armed: None,
             rounds: 0,
@@ -136,7 +134,7 @@ impl<'a> Watch<'a> {
     fn waiting(&self) -> bool {
         self.started
             .iter()
-            .any(|&i| !self.case.pending_tools[i] && !self.settled.contains(&i))
+            .any(|&i| !self.case.pending_tools[i] && !self.settles.iter().any(|s| s.0 == i))
     }
 
     fn maybe_abort_while_pending(&mut self) {
@@ -188,7 +186,6 @@ impl<'a> Watch<'a> {
                 self.maybe_abort_while_pending();
             }
             EventKind::Settle { fulfilled } => {
-                self.settled.push(event.index);
                 self.settles
                     .push((event.index, event.call_id.clone(), fulfilled, event.at));
                 if let Some(named) = &self.case.timing.after_settled {

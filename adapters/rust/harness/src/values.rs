@@ -237,59 +237,6 @@ pub fn dismantle(value: Value) {
     }
 }
 
-/// Clones `value` without recursion, whatever its depth.
-pub fn deep_clone(value: &Value) -> Value {
-    // work items: a value to copy, or "close the container on top"
-    enum Work<'a> {
-        Copy(&'a Value, Option<String>),
-        Close,
-    }
-    let mut built: Vec<(Option<String>, Value)> = Vec::new();
-    let mut work = vec![Work::Copy(value, None)];
-    let mut open: Vec<(Option<String>, Value)> = Vec::new();
-    while let Some(item) = work.pop() {
-        match item {
-            Work::Copy(Value::Array(items), key) => {
-                open.push((key, Value::Array(Vec::with_capacity(items.len()))));
-                work.push(Work::Close);
-                work.extend(items.iter().rev().map(|v| Work::Copy(v, None)));
-            }
-            Work::Copy(Value::Object(map), key) => {
-                open.push((key, Value::Object(Map::new())));
-                work.push(Work::Close);
-                work.extend(
-                    map.iter()
-                        .rev()
-                        .map(|(k, v)| Work::Copy(v, Some(k.clone()))),
-                );
-            }
-            Work::Copy(scalar, key) => attach(&mut open, &mut built, key, scalar.clone()),
-            Work::Close => {
-                let (key, value) = open.pop().expect("a container is open");
-                attach(&mut open, &mut built, key, value);
-            }
-        }
-    }
-    built.pop().map(|(_, v)| v).unwrap_or(Value::Null)
-}
-
-/// Puts a finished value into the container on top of `open`, or into
-/// `built` when none is open.
-fn attach(
-    open: &mut [(Option<String>, Value)],
-    built: &mut Vec<(Option<String>, Value)>,
-    key: Option<String>,
-    value: Value,
-) {
-    match open.last_mut() {
-        Some((_, Value::Array(items))) => items.push(value),
-        Some((_, Value::Object(map))) => {
-            map.insert(key.unwrap_or_default(), value);
-        }
-        _ => built.push((key, value)),
-    }
-}
-
 /// A case's value as Rust builds it.
 pub fn materialize(spec: &Value) -> Result<ToolValue, String> {
     if !holds_family(spec) {
@@ -503,19 +450,14 @@ mod tests {
     }
 
     #[test]
-    fn a_deep_value_is_cloned_and_dropped_without_recursion() {
+    fn a_deep_value_is_written_and_dropped_without_recursion() {
         let Ok(ToolValue::Json(deep)) = materialize(&json!({"$": "deep", "depth": 200_000})) else {
             panic!("deep is JSON");
         };
-        let copy = deep_clone(&deep);
-        assert_eq!(
-            crate::encode::json_text(&copy).len(),
-            crate::encode::json_text(&deep).len()
-        );
-        dismantle(copy);
+        assert_eq!(crate::encode::json_text(&deep).len(), 200_000 * 9 + 13);
         drop(Arguments::new(deep));
         let wide = materialize_json(&json!([{"a": {"$": "wide", "keys": 3}}, "z"])).unwrap();
-        assert_eq!(deep_clone(&wide), wide);
+        assert_eq!(wide, json!([{"a": {"k0": 0, "k1": 1, "k2": 2}}, "z"]));
         assert!(materialize_json(&json!({"$": "cyclic"})).is_err());
     }
 }
