@@ -300,8 +300,8 @@ pub(super) fn rejected(
 /// (`TIME-01`), huge arguments whose body never ran (`ARGS-01`, and
 /// `LINK-01`: a turn that never answers, when no body of the case is
 /// stuck), a hostile output its body returned or is returning (`OUT-01`),
-/// huge arguments
-/// whose body ran; else the turn itself (`LINK-01`).
+/// a body that threw (`ERR-01`), huge arguments whose body ran; else the
+/// turn itself (`LINK-01`).
 pub(super) fn pending(
     scenario: &BoundaryScenario,
     calls: &[Call<'_>],
@@ -358,6 +358,21 @@ pub(super) fn pending(
             req::OUT_01,
             format!(
                 "call {}: its body returned a hostile output and the turn never ended",
+                call.spec.id
+            ),
+        )];
+    }
+    // a body that threw and was never answered: its failure never became
+    // a result the model can read (a runtime whose spawned handler dies
+    // with the tool's panic, rmcp's); `LINK-01` alone would hide it
+    let threw = calls
+        .iter()
+        .find(|c| c.kind == Kind::Fails && body(c, actual) == Body::Started(Settled::Rejected));
+    if let Some(call) = threw {
+        return vec![Violation::named(
+            req::ERR_01,
+            format!(
+                "call {}: its body threw and the turn never ended: no result reached the model",
                 call.spec.id
             ),
         )];

@@ -750,6 +750,23 @@ fn a_hanging_turn_is_charged_to_what_holds_it() {
         },
         &[requirements::OUT_01],
     );
+    // a body that threw and was never answered (rmcp: a tool's panic ends
+    // the task that would have answered): its failure never became an
+    // error result, ERR-01, not only a turn that never ended
+    let s = scenario(
+        json!({"tools": [tool("fails", json!({"throws": {"string": "no"}})),
+            tool("works", json!({"returns": 1}))],
+        "turn": [call("c1", "fails"), call("c2", "works")]}),
+    );
+    check(
+        &s,
+        |o| {
+            settle(o, &[("c1", Settled::Rejected), ("c2", Settled::Fulfilled)]);
+            o.results.clear();
+            o.turn = TurnEnd::Pending;
+        },
+        &[requirements::ERR_01],
+    );
     // an abort whose latch never fired (its call never started) did not
     // leave the turn hanging
     let s = scenario(
