@@ -15,7 +15,6 @@ pub mod init;
 pub mod matrix;
 pub mod merge;
 pub mod outcome;
-pub mod protocol;
 pub mod report;
 pub mod run;
 pub mod shard;
@@ -23,3 +22,5 @@ pub mod site;
 pub mod subject;
 
 pub use error::Error;
+/// The adapter protocol (its own crate, so an adapter builds without the runner).
+pub use toolgate_protocol as protocol;

@@ -1,7 +1,7 @@
 // test/protocol-client.mjs: drives an adapter over stdio as the runner does
 // (runner/PROTOCOL.md), for the adapters' tests (node --test): start it, send
 // lines, read its replies, and check them against the protocol's JSON Schema
-// (runner/schema/protocol.schema.json).
+// (protocol/schema/protocol.schema.json).
 //
 //   const a = startAdapter(adapterPath, ['--flag', 'v']);
 //   const hello = await a.request({ cmd: 'start', protocol: 1 });
@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { compileSchema } from '../schemas.mjs';
 
-const protocol = compileSchema('runner/schema/protocol.schema.json');
+const protocol = compileSchema('protocol/schema/protocol.schema.json');
 /** Ajv validators of a start reply and of a run reply. */
 export const startReplyValid = protocol.definition('startReply');
 export const runReplyValid = protocol.definition('runReply');

@@ -1,5 +1,5 @@
 // The workspace suite's protocol adapter (../adapter.mjs) as a child process,
-// node --test: the handshake (checked against runner/schema/protocol.schema.json),
+// node --test: the handshake (checked against protocol/schema/protocol.schema.json),
 // a scenario answered with what the harness gives directly, another suite
 // answered notApplicable, garbage and malformed cases answered without a
 // crash (the adapter keeps answering after them), stop, and --mutant.

@@ -8,7 +8,11 @@
 //! - as a toolgate adapter, for `toolgate run --impl` and the compliance
 //!   matrix: a binary whose `main` is [`serve`];
 //! - under `cargo test`: a test target with `harness = false` whose `main`
-//!   is [`check`] (or [`Gate`] with generated cases and a baseline).
+//!   is [`check`] (or [`Gate`] with generated cases and a baseline). This
+//!   runs the runner itself in process: the `gate` feature (on by default).
+//!   An adapter binary alone needs only `default-features = false`, which
+//!   leaves the runner (its reports, site, benches and every suite) out of
+//!   the build.
 //!
 //! ```no_run
 //! use toolgate_harness::{check, Runtime, Shim, Turn, TurnError, TurnOutcome};
@@ -31,6 +35,7 @@
 //! ```
 
 mod bodies;
+#[cfg(feature = "gate")]
 mod check;
 pub mod encode;
 mod isolate;
@@ -41,6 +46,7 @@ mod shim;
 pub mod values;
 
 pub use bodies::{body_for, EventKind, OnEvent, Release, ToolEvent};
+#[cfg(feature = "gate")]
 pub use check::{check, Gate, ADAPTER_FLAG};
 pub use isolate::GRACE;
 pub use observe::{until_idle, IDLE_ROUNDS};

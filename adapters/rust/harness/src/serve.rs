@@ -13,7 +13,7 @@ use std::io::{BufReader, BufWriter};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::process::ExitCode;
 use std::time::Duration;
-use toolgate_runner::protocol::{self, Hello, Implementation, ReplyBody, PROTOCOL_VERSION};
+use toolgate_protocol::{self as protocol, Hello, Implementation, ReplyBody, PROTOCOL_VERSION};
 
 /// The stack of the thread the turns run on. Fixed, so that whether a
 /// runtime's recursion over a 10^5-deep value overflows does not depend on

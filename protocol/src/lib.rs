@@ -1,7 +1,10 @@
 //! The adapter protocol of `runner/PROTOCOL.md` as types: requests, replies,
-//! and the validation of traffic against `runner/schema/protocol.schema.json`
+//! and the validation of traffic against `protocol/schema/protocol.schema.json`
 //! (and of observations against their suite's schema). Both sides use it:
-//! the runner (`adapter.rs`) and the Rust reference adapter ([`serve`]).
+//! the runner (`toolgate_runner::adapter`, which re-exports this crate as
+//! `toolgate_runner::protocol`) and the adapters written in Rust ([`serve`]:
+//! the reference adapter, toolgate-harness). A crate of its own so that an
+//! adapter builds without the runner.
 //! Suites, scenarios, observations and capabilities are ids and JSON here:
 //! each suite ([`SuiteDef`]) says what its own are.
 
@@ -281,7 +284,7 @@ fn observation_validator(suite: &dyn SuiteDef) -> Result<Arc<jsonschema::Validat
 /// `value` against a compiled schema: the first few places that do not
 /// match, each with its JSON Pointer (shared by the protocol's, the
 /// report's and the matrix's schema checks).
-pub(crate) fn schema_errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
+pub fn schema_errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
     if validator.is_valid(value) {
         return Ok(());
     }
