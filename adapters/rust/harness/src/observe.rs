@@ -252,6 +252,7 @@ fn build_tools(case: &Case, on_event: &OnEvent, release: &Release) -> Result<Vec
             check: spec.get("check").and_then(checker),
             index,
             behaviour,
+            on_event: on_event.clone(),
         });
     }
     Ok(tools)
@@ -507,4 +508,77 @@ fn peak_rss_bytes() -> u64 {
         return 0;
     }
     (usage.ru_maxrss.max(0) as u64) * 1024
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shim::{ResultSeen, Runtime, TurnError, TurnOutcome};
+    use serde_json::json;
+
+    /// A runtime whose tools run "in another process": it never calls a
+    /// body, and reports the bodies' events through `Tool::relay` (or not).
+    struct Remote {
+        relays: bool,
+    }
+
+    impl Shim for Remote {
+        fn runtime(&self) -> Runtime {
+            Runtime {
+                id: "remote",
+                package: "remote",
+                version: "0",
+                path: "bodies run elsewhere",
+                homepage: None,
+            }
+        }
+
+        async fn run_turn(&self, turn: Turn) -> Result<TurnOutcome, TurnError> {
+            let tool = &turn.tools[0];
+            if self.relays {
+                tool.relay(EventKind::Start, Some("c1".into()));
+                tool.relay(EventKind::Settle { fulfilled: true }, Some("c1".into()));
+            }
+            Ok(TurnOutcome {
+                results: vec![ResultSeen {
+                    call_id: Some("c1".into()),
+                    is_error: Some(false),
+                    delivered: json!("1"),
+                }],
+                ..TurnOutcome::default()
+            })
+        }
+    }
+
+    fn ran(shim: &Remote) -> Value {
+        let scenario = json!({
+            "tools": [{"name": "t", "description": "", "inputSchema": {"type": "object"},
+                       "behaviour": {"returns": 1}}],
+            "turn": [{"id": "c1", "name": "t", "arguments": {}}]
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let answer = runtime.block_on(observe_case(
+            shim,
+            &scenario,
+            Duration::from_secs(2),
+            &Release::new(),
+            None,
+        ));
+        let Answer::Observation(observation) = answer else {
+            panic!("no observation");
+        };
+        observation["ran"].clone()
+    }
+
+    #[test]
+    fn a_body_run_elsewhere_is_seen_through_its_relayed_events() {
+        assert_eq!(
+            ran(&Remote { relays: true }),
+            json!([{"tool": 0, "callId": "c1", "settled": "fulfilled"}])
+        );
+        assert_eq!(ran(&Remote { relays: false }), json!([]));
+    }
 }

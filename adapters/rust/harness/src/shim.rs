@@ -8,12 +8,14 @@
 //! anything itself: what the runtime does not do, the suite must see not
 //! done.
 
+use crate::bodies::{EventKind, OnEvent, ToolEvent};
 use crate::values::{Arguments, ToolValue};
 use serde_json::Value;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Who is under test.
@@ -131,6 +133,8 @@ pub struct Tool {
     /// another process: build it there with [`crate::body_for`].
     pub behaviour: Value,
     pub(crate) body: Body,
+    /// Where this case's tool events go (what [`Tool::relay`] reports to).
+    pub(crate) on_event: OnEvent,
 }
 
 impl Tool {
@@ -140,6 +144,20 @@ impl Tool {
     /// failure outside the typed error channel), or never finish.
     pub fn call(&self, args: Value, context: ToolContext) -> ToolFuture {
         (self.body)(args, context)
+    }
+
+    /// Reports an event of this tool's body run in another process (an
+    /// MCP server over stdio builds it there with [`crate::body_for`] from
+    /// [`Tool::behaviour`] and sends its events back): its start, a
+    /// progress, its settle. The event is timed when it reaches this
+    /// process, so the abort's latches wait for it as for a body run here.
+    pub fn relay(&self, kind: EventKind, call_id: Option<String>) {
+        (self.on_event)(ToolEvent {
+            kind,
+            index: self.index,
+            call_id,
+            at: Instant::now(),
+        });
     }
 
     /// The extra check's verdict on `args`: a message when it refuses.

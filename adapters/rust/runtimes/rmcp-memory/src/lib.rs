@@ -26,12 +26,12 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
     ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::{tool_handler, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use toolgate_harness::{
-    ResultSeen, Runtime, Shim, Tool, ToolContext, Turn, TurnError, TurnOutcome,
+    Body, Call, ResultSeen, Runtime, Shim, ToolContext, Turn, TurnError, TurnOutcome,
 };
 
 /// The shim: rmcp's server and client in one process.
@@ -42,6 +42,18 @@ pub struct RmcpMemory;
 #[derive(Clone)]
 pub struct Server {
     tool_router: ToolRouter<Server>,
+}
+
+impl Server {
+    /// A server whose tools are `routes`, added in order (a later route of
+    /// a name replaces an earlier one: rmcp's `add_route`).
+    pub fn new(routes: impl IntoIterator<Item = ToolRoute<Server>>) -> Server {
+        let mut tool_router = ToolRouter::<Server>::new();
+        for route in routes {
+            tool_router.add_route(route);
+        }
+        Server { tool_router }
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -56,6 +68,13 @@ impl ServerHandler for Server {
 #[derive(Clone, Default)]
 pub struct Client {
     notes: Arc<Mutex<Vec<String>>>,
+}
+
+impl Client {
+    /// The notes kept so far, taken.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().expect("notes"))
+    }
 }
 
 impl ClientHandler for Client {
@@ -97,64 +116,69 @@ impl Shim for RmcpMemory {
     // server's `RequestContext::ct` for it.
 
     async fn run_turn(&self, mut turn: Turn) -> Result<TurnOutcome, TurnError> {
-        let mut router = ToolRouter::<Server>::new();
-        for tool in &turn.tools {
-            router.add_route(route(tool));
-        }
+        let routes = turn.tools.iter().map(|tool| {
+            let each = tool.clone();
+            let body: Body = Arc::new(move |args, context| each.call(args, context));
+            route(&tool.name, &tool.description, &tool.input_schema, body)
+        });
+        let server = Server::new(routes);
         let client = Client::default();
-        let notes = client.notes.clone();
+        let notes = client.clone();
         let (server_end, client_end) = tokio::io::duplex(1 << 16);
         // both sides at once: each one's `serve` waits for the initialize
         // handshake with the other
-        let (server, client) = tokio::join!(
-            Server {
-                tool_router: router
-            }
-            .serve(server_end),
-            client.serve(client_end)
-        );
+        let (server, client) = tokio::join!(server.serve(server_end), client.serve(client_end));
         let server = server?;
         let client = client?;
-        let calls = turn.calls.iter_mut().map(|call| {
-            let mut params = CallToolRequestParams::new(call.name.clone());
-            // MCP's arguments are an object; anything else cannot be sent
-            params.arguments = match call.arguments.take() {
-                Value::Object(object) => Some(object),
-                _ => None,
-            };
-            let id = call.id.clone();
-            let client = &client;
-            async move { client.call_tool(params).await.map(|result| (id, result)) }
-        });
-        let answered = try_join_all(calls).await?;
-        let results = answered
-            .into_iter()
-            .map(|(id, result)| {
-                // an absent isError is false (MCP's CallToolResult)
-                let is_error = Some(result.is_error.unwrap_or(false));
-                ResultSeen {
-                    call_id: Some(id),
-                    is_error,
-                    delivered: serde_json::to_value(&result).unwrap_or(Value::Null),
-                }
-            })
-            .collect();
+        let results = call_all(&client, &mut turn.calls).await?;
         let _ = client.cancel().await;
         let _ = server.cancel().await;
-        let notes = std::mem::take(&mut *notes.lock().expect("notes"));
         Ok(TurnOutcome {
             results,
-            notes,
+            notes: notes.take_notes(),
             ..TurnOutcome::default()
         })
     }
 }
 
+/// The model's calls, one `client.call_tool(...)` each, all in flight at
+/// once and joined as Rust joins fallible futures (`try_join_all`: the
+/// first error fails the turn and drops the other calls, which rmcp then
+/// cancels on the wire); what the model receives, in call order.
+pub async fn call_all(
+    client: &RunningService<RoleClient, Client>,
+    calls: &mut [Call],
+) -> Result<Vec<ResultSeen>, ServiceError> {
+    let calls = calls.iter_mut().map(|call| {
+        let mut params = CallToolRequestParams::new(call.name.clone());
+        // MCP's arguments are an object; anything else cannot be sent
+        params.arguments = match call.arguments.take() {
+            Value::Object(object) => Some(object),
+            _ => None,
+        };
+        let id = call.id.clone();
+        async move { client.call_tool(params).await.map(|result| (id, result)) }
+    });
+    let answered = try_join_all(calls).await?;
+    Ok(answered
+        .into_iter()
+        .map(|(id, result)| {
+            // an absent isError is false (MCP's CallToolResult)
+            let is_error = Some(result.is_error.unwrap_or(false));
+            ResultSeen {
+                call_id: Some(id),
+                is_error,
+                delivered: serde_json::to_value(&result).unwrap_or(Value::Null),
+            }
+        })
+        .collect())
+}
+
 /// A case tool as rmcp's dynamic route: its name, description and input
 /// schema advertised as given, its body called with the request's
 /// arguments, its cancellation token and a progress channel to the client.
-fn route(tool: &Tool) -> ToolRoute<Server> {
-    let schema: JsonObject = match &tool.input_schema {
+pub fn route(name: &str, description: &str, input_schema: &Value, body: Body) -> ToolRoute<Server> {
+    let schema: JsonObject = match input_schema {
         Value::Object(object) => object.clone(),
         // rmcp's `Tool::input_schema` is an object: a boolean schema is
         // written as the object schema that means the same
@@ -164,12 +188,8 @@ fn route(tool: &Tool) -> ToolRoute<Server> {
             .cloned()
             .unwrap_or_default(),
     };
-    let definition = rmcp::model::Tool::new(
-        tool.name.clone(),
-        tool.description.clone(),
-        Arc::new(schema),
-    );
-    let body = tool.clone();
+    let definition =
+        rmcp::model::Tool::new(name.to_string(), description.to_string(), Arc::new(schema));
     ToolRoute::new_dyn(definition, move |context: ToolCallContext<'_, Server>| {
         let body = body.clone();
         let arguments = context
@@ -200,7 +220,7 @@ fn route(tool: &Tool) -> ToolRoute<Server> {
                 progress,
                 signal: Some(request.ct.clone()),
             };
-            let result = match body.call(arguments, context).await {
+            let result = match body(arguments, context).await {
                 Ok(output) => CallToolResult::success(vec![ContentBlock::json(&output)?]),
                 Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.message)]),
             };
