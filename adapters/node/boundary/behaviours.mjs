@@ -71,7 +71,8 @@ export function materialize(spec) {
     case "set":
       return new Set(spec.items.map(materialize));
     case "bytes":
-      return new Uint8Array(spec.length);
+      // `fill` 128-255 makes bytes that are not UTF-8
+      return new Uint8Array(spec.length).fill(spec.fill ?? 0);
     default:
       throw new TypeError(`unknown value family ${JSON.stringify(spec.$)}`);
   }

@@ -60,6 +60,12 @@ def test_values_only_python_has() -> None:
     check({"$": "number", "value": "-Infinity"}, {"$number": "-Infinity"})
     check({"$": "set", "items": ["a"]}, {"$set": ["a"]})
     check({"$": "bytes", "length": 3}, {"$bytes": 3})
+    assert materialize({"$": "bytes", "length": 2}) == b"\x00\x00"
+    # 255s: bytes that are not UTF-8
+    high = materialize({"$": "bytes", "length": 2, "fill": 255})
+    assert high == b"\xff\xff"
+    with pytest.raises(UnicodeDecodeError):
+        high.decode()
     check(
         {"$": "bigint", "value": "123456789012345678901234567890"},
         {"$bigint": "123456789012345678901234567890"},

@@ -270,7 +270,11 @@ impl<'u, 'a> Generator<'u, 'a> {
             12 => match self.u.int_in_range(0u8..=2)? {
                 0 => json!({"$": "number", "value": self.pick(&["NaN", "Infinity", "-Infinity"])?}),
                 1 => json!({"$": "set", "items": ["a", 1]}),
-                _ => json!({"$": "bytes", "length": self.pick(&[0u64, 3, 4096])?}),
+                // zeros are UTF-8; 255s are not (a `.decode()` raises)
+                _ => match self.pick(&[(0u64, 0u8), (3, 0), (4096, 0), (3, 255)])? {
+                    (length, 0) => json!({"$": "bytes", "length": length}),
+                    (length, fill) => json!({"$": "bytes", "length": length, "fill": fill}),
+                },
             },
             // built in place: `json!` would copy the nested value again at
             // every level (it serializes what it is given), quadratic in a

@@ -234,7 +234,12 @@ pub fn check_value(v: &Json, at: &str) -> Result<(), Error> {
                             }
                         }
                         "bytes" => {
-                            only_keys(o, &["$", "length"], &at)?;
+                            only_keys(o, &["$", "length", "fill"], &at)?;
+                            if o.get("fill")
+                                .is_some_and(|f| f.as_u64().is_none_or(|b| b > 255))
+                            {
+                                return Err(bad(&at, "`fill` is an integer from 0 to 255"));
+                            }
                             let length = o.get("length").and_then(Json::as_u64);
                             if length.is_none_or(|n| n > MAX_BYTES) {
                                 return Err(bad(
@@ -332,9 +337,10 @@ impl Nodes {
             // a Set's entries are no properties: the core sees an empty
             // object whose prototype is Set.prototype
             "set" => json!({"$": "object", "proto": {"builtin": "set"}}),
-            // a Uint8Array of zeros, as its own index keys
+            // a Uint8Array, as its own index keys, each holding `fill`
             "bytes" => {
-                json!({"$": "object", "repeat": {"count": n("length"), "prefix": "", "value": 0}})
+                let fill = o.get("fill").cloned().unwrap_or(json!(0));
+                json!({"$": "object", "repeat": {"count": n("length"), "prefix": "", "value": fill}})
             }
             "function" => self.name("fn", json!({"$": "function"})),
             "throwingGetter" => json!({"$": "object", "props": {"ok": true}, "define": [

@@ -447,6 +447,10 @@ fn malformed_scenarios_name_their_fault() {
             "/tools/0/behaviour/returns",
         ),
         (
+            json!({"tools": [tool("t", json!({"returns": {"$": "bytes", "length": 3, "fill": 256}}))], "turn": []}),
+            "`fill` is an integer from 0 to 255",
+        ),
+        (
             json!({"tools": [], "turn": [{"id": "c", "name": "t", "arguments": "text"}]}),
             "/turn/0/arguments",
         ),

@@ -49,6 +49,11 @@ test('executors behave as described and report their starts and settlements', as
     'start:0:', 'settle:0:fulfilled', 'start:1:', 'settle:1:rejected', 'start:2:', 'settle:2:rejected', 'start:3:', 'settle:3:rejected',
   ]);
   assert.equal(Object.keys(materialize({ $: 'wide', keys: 1000 })).length, 1000);
+  assert.deepEqual(materialize({ $: 'bytes', length: 2 }), new Uint8Array([0, 0]));
+  // 255s: bytes that are not UTF-8, which a strict decoder refuses
+  const high = materialize({ $: 'bytes', length: 2, fill: 255 });
+  assert.deepEqual(high, new Uint8Array([255, 255]));
+  assert.throws(() => new TextDecoder('utf-8', { fatal: true }).decode(high), TypeError);
 });
 
 test('a __proto__ key is an own property, built and encoded alike (as JSON.parse keeps it)', () => {

@@ -102,7 +102,8 @@ def materialize(spec: Any) -> Any:
     if family == "set":
         return set(materialize(spec.get("items", [])))
     if family == "bytes":
-        return bytes(int(spec["length"]))
+        # `fill` 128-255 makes bytes that are not UTF-8
+        return bytes([int(spec.get("fill", 0))]) * int(spec["length"])
     raise ValueError(f"unknown value family {family!r}")
 
 

@@ -349,7 +349,17 @@ fn family(map: &Map<String, Value>) -> Result<ToolValue, String> {
             Some(Value::Array(items)) => items.clone(),
             _ => Vec::new(),
         }),
-        "bytes" => ToolValue::Bytes(vec![0; size(map, "length")?]),
+        // `fill` 128-255 makes bytes that are not UTF-8
+        "bytes" => ToolValue::Bytes(vec![
+            match map.get("fill") {
+                None => 0,
+                Some(fill) => fill
+                    .as_u64()
+                    .and_then(|b| u8::try_from(b).ok())
+                    .ok_or_else(|| format!("`fill` {fill} is not a byte"))?,
+            };
+            size(map, "length")?
+        ]),
         other => return Err(format!("unknown value family {other:?}")),
     })
 }
@@ -442,6 +452,10 @@ mod tests {
         check(json!({"$": "number", "value": "NaN"}), Ok("null"));
         check(json!({"$": "set", "items": [1, 2]}), Ok("[1,2]"));
         check(json!({"$": "bytes", "length": 2}), Ok("[0,0]"));
+        check(
+            json!({"$": "bytes", "length": 2, "fill": 255}),
+            Ok("[255,255]"),
+        );
         check(json!({"$": "literal", "value": {"$": 1}}), Ok(r#"{"$":1}"#));
         check(
             json!({"n": {"$": "number", "value": "Infinity"}, "k": [true]}),
