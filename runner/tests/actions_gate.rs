@@ -28,7 +28,10 @@ const GENERATED: u64 = 1000;
 /// depend on the draw.
 const SEED: u64 = 20_261_202;
 /// Races run on a mutant that lists ACT-CONC-01.
-const RACES: &str = "50";
+// race.py forces the interleaving that breaks a wrong implementation
+// (both transactions read before either writes); the rounds are for a
+// thread that could not read within race.py's hold, not for the scheduler
+const RACES: &str = "5";
 
 fn actions_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/python/actions")

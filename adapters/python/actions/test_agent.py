@@ -986,4 +986,4 @@ def test_the_schema_enforces_the_key_and_the_stock(tmp_path: Path) -> None:
 
 
 def test_two_runners_race_for_the_last_unit() -> None:
-    assert race_is_won_once(agent, 200) is None
+    assert race_is_won_once(agent, 10) is None
