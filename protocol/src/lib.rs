@@ -10,10 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex, OnceLock};
-use toolgate_suite::SuiteDef;
+use std::sync::OnceLock;
+use toolgate_suite::{observation_validator, schema_errors, SuiteDef};
 
 /// The version of the protocol this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -254,60 +253,11 @@ fn validators() -> &'static Validators {
     })
 }
 
-/// The validator of a suite's observations, compiled once per suite id.
-fn observation_validator(suite: &dyn SuiteDef) -> Result<Arc<jsonschema::Validator>, String> {
-    type Compiled = HashMap<&'static str, Arc<jsonschema::Validator>>;
-    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
-    let compiled = COMPILED.get_or_init(Default::default);
-    let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(v) = compiled.get(suite.id()) {
-        return Ok(Arc::clone(v));
-    }
-    let broken = |e: String| {
-        format!(
-            "the {} suite's observation schema is broken (a toolgate bug): {e}",
-            suite.id()
-        )
-    };
-    let schema: Json =
-        serde_json::from_str(suite.observation_schema()).map_err(|e| broken(e.to_string()))?;
-    let validator = Arc::new(
-        jsonschema::options()
-            .offline()
-            .build(&schema)
-            .map_err(|e| broken(e.to_string()))?,
-    );
-    compiled.insert(suite.id(), Arc::clone(&validator));
-    Ok(validator)
-}
-
-/// `value` against a compiled schema: the first few places that do not
-/// match, each with its JSON Pointer (shared by the protocol's, the
-/// report's and the matrix's schema checks).
-pub fn schema_errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
-    if validator.is_valid(value) {
-        return Ok(());
-    }
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .take(3)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("at {at}: {e}")
-            }
-        })
-        .collect();
-    Err(errors.join("; "))
-}
-
 /// Checks an observation against `suite`'s
 /// [`observation_schema`](SuiteDef::observation_schema); the error names
 /// the first few places that do not match.
 pub fn validate_observation(suite: &dyn SuiteDef, value: &Json) -> Result<(), String> {
-    schema_errors(observation_validator(suite)?.as_ref(), value)
+    schema_errors(observation_validator(suite)?, value)
 }
 
 /// Checks `value` against the schema of `message`; the error names the first

@@ -101,7 +101,7 @@ pub fn validate_json(report: &serde_json::Value) -> Result<(), String> {
             .build(&schema)
             .expect("the report schema compiles")
     });
-    crate::protocol::schema_errors(validator, report)
+    toolgate_suite::schema_errors(validator, report)
 }
 
 /// Counts by status and by expectation.

@@ -279,8 +279,31 @@ impl fmt::Debug for dyn SuiteDef {
     }
 }
 
+/// `value` against a compiled schema: the first few places that do not
+/// match, each with its JSON Pointer (shared by the protocol's, the
+/// report's, the bench's and the matrix's schema checks).
+pub fn schema_errors(validator: &jsonschema::Validator, value: &Json) -> Result<(), String> {
+    if validator.is_valid(value) {
+        return Ok(());
+    }
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .take(3)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("at {at}: {e}")
+            }
+        })
+        .collect();
+    Err(errors.join("; "))
+}
+
 /// The compiled observation schema of `suite` (compiled once per suite),
-/// for the properties every suite's reference keeps.
+/// for the properties every suite's reference keeps and for the adapter
+/// protocol's check of what an implementation observed.
 pub fn observation_validator(
     suite: &dyn SuiteDef,
 ) -> Result<&'static jsonschema::Validator, String> {
@@ -295,10 +318,19 @@ pub fn observation_validator(
     cache
         .entry(suite.id())
         .or_insert_with(|| {
+            let broken = |e: String| {
+                format!(
+                    "the {} suite's observation schema is broken (a toolgate bug): {e}",
+                    suite.id()
+                )
+            };
             let schema: Json = serde_json::from_str(suite.observation_schema())
-                .map_err(|e| format!("the {} observation schema is not JSON: {e}", suite.id()))?;
-            let validator = jsonschema::validator_for(&schema)
-                .map_err(|e| format!("the {} observation schema: {e}", suite.id()))?;
+                .map_err(|e| broken(e.to_string()))?;
+            // a suite's schemas are self-contained: nothing is fetched
+            let validator = jsonschema::options()
+                .offline()
+                .build(&schema)
+                .map_err(|e| broken(e.to_string()))?;
             // one per suite, for the life of the process
             Ok(&*Box::leak(Box::new(validator)))
         })

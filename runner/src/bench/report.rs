@@ -22,7 +22,7 @@ pub fn validate(value: &serde_json::Value) -> Result<(), String> {
             .map_err(|e| e.to_string())
     });
     match validator {
-        Ok(v) => crate::protocol::schema_errors(v, value),
+        Ok(v) => toolgate_suite::schema_errors(v, value),
         Err(e) => Err(format!("the bench schema is broken (a toolgate bug): {e}")),
     }
 }

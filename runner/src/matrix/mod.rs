@@ -329,7 +329,7 @@ pub fn validate_json(matrix: &serde_json::Value) -> Result<(), String> {
         })
         .as_ref()
         .map_err(Clone::clone)?;
-    crate::protocol::schema_errors(validator, matrix)
+    toolgate_suite::schema_errors(validator, matrix)
 }
 
 /// Writes every output of `matrix` under `dir`: `matrix.md`,

@@ -25,7 +25,10 @@ pub struct Runtime {
     pub id: &'static str,
     /// The crate under test, as crates.io names it.
     pub package: &'static str,
-    /// Its exact version, as the shim's `Cargo.lock` pins it.
+    /// The exact version the shim is built against: the runtime's own
+    /// (a constant it exports, or read from the shim's `Cargo.lock` by a
+    /// build script), not a literal, so that a build against another
+    /// version than the pinned one reports that version.
     pub version: &'static str,
     /// The execution path the shim drives, in a few words.
     pub path: &'static str,

@@ -45,7 +45,9 @@ impl Shim for RigCore {
         Runtime {
             id: "rig-core-0.44",
             package: "rig-core",
-            version: "0.44.0",
+            // from the Cargo.lock beside this crate (build.rs): a build
+            // against another version reports that version
+            version: env!("TOOLGATE_RIG_CORE_VERSION"),
             path: "rig-agent 0.44.0's AgentBuilder::dynamic_tools(..).build().prompt(..).max_turns(2).run() on rig-core's scripted wire (MockScript)",
             homepage: Some("https://github.com/0xPlaygrounds/rig"),
         }

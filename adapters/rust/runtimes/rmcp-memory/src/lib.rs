@@ -23,13 +23,13 @@ use rmcp::handler::client::ClientHandler;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::{tool_handler, ServerHandler, ServiceExt};
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use toolgate_harness::{
     Body, Call, ResultSeen, Runtime, Shim, ToolContext, Turn, TurnError, TurnOutcome,
 };
@@ -92,12 +92,20 @@ impl ClientHandler for Client {
     }
 }
 
+/// The version of rmcp this shim is built against: rmcp's own
+/// `CARGO_PKG_VERSION` (`Implementation::from_build_env`), so that a build
+/// against another version than the pinned 3.11.0 reports that version.
+pub fn rmcp_version() -> &'static str {
+    static VERSION: OnceLock<String> = OnceLock::new();
+    VERSION.get_or_init(|| Implementation::from_build_env().version)
+}
+
 impl Shim for RmcpMemory {
     fn runtime(&self) -> Runtime {
         Runtime {
             id: "rmcp-memory",
             package: "rmcp",
-            version: "3.11.0",
+            version: rmcp_version(),
             path: "ToolRouter of ToolRoute::new_dyn served by #[tool_handler], client.call_tool over tokio::io::duplex",
             homepage: Some("https://github.com/modelcontextprotocol/rust-sdk"),
         }
@@ -122,30 +130,42 @@ impl Shim for RmcpMemory {
             route(&tool.name, &tool.description, &tool.input_schema, body)
         });
         let server = Server::new(routes);
-        let client = Client::default();
-        let notes = client.clone();
         let (server_end, client_end) = tokio::io::duplex(1 << 16);
         // both sides at once: each one's `serve` waits for the initialize
         // handshake with the other
-        let (server, client) = tokio::join!(server.serve(server_end), client.serve(client_end));
+        let (server, client) = tokio::join!(
+            server.serve(server_end),
+            Client::default().serve(client_end)
+        );
         let server = server?;
-        let client = client?;
-        let results = call_all(&client, &mut turn.calls).await?;
-        let _ = client.cancel().await;
+        let outcome = finish_turn(client?, &mut turn.calls).await?;
         let _ = server.cancel().await;
-        Ok(TurnOutcome {
-            results,
-            notes: notes.take_notes(),
-            ..TurnOutcome::default()
-        })
+        Ok(outcome)
     }
+}
+
+/// The model's turn on a served client, as both rmcp rows end it: every
+/// call (`call_all`), then the client closed; what the model received and
+/// the progress the client was told of.
+pub async fn finish_turn(
+    client: RunningService<RoleClient, Client>,
+    calls: &mut [Call],
+) -> Result<TurnOutcome, ServiceError> {
+    let notes = client.service().clone();
+    let results = call_all(&client, calls).await?;
+    let _ = client.cancel().await;
+    Ok(TurnOutcome {
+        results,
+        notes: notes.take_notes(),
+        ..TurnOutcome::default()
+    })
 }
 
 /// The model's calls, one `client.call_tool(...)` each, all in flight at
 /// once and joined as Rust joins fallible futures (`try_join_all`: the
 /// first error fails the turn and drops the other calls, which rmcp then
 /// cancels on the wire); what the model receives, in call order.
-pub async fn call_all(
+async fn call_all(
     client: &RunningService<RoleClient, Client>,
     calls: &mut [Call],
 ) -> Result<Vec<ResultSeen>, ServiceError> {

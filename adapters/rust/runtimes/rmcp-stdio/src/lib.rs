@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixListener;
 use toolgate_harness::{EventKind, Runtime, Shim, Tool, Turn, TurnError, TurnOutcome};
-use toolgate_runtime_rmcp_memory::{call_all, Client};
+use toolgate_runtime_rmcp_memory::{finish_turn, rmcp_version, Client};
 
 /// The environment variable naming the side channel's socket.
 pub const SIDE_CHANNEL: &str = "TOOLGATE_RMCP_SIDE_CHANNEL";
@@ -39,7 +39,7 @@ impl Shim for RmcpStdio {
         Runtime {
             id: "rmcp-stdio",
             package: "rmcp",
-            version: "3.11.0",
+            version: rmcp_version(),
             path: "the in-memory row's ToolRouter server in a child process on transport::stdio(), client.call_tool over TokioChildProcess",
             homepage: Some("https://github.com/modelcontextprotocol/rust-sdk"),
         }
@@ -65,19 +65,12 @@ impl Shim for RmcpStdio {
         tools_out.write_all(&first).await?;
         let relay = tokio::spawn(relay_events(events, turn.tools.clone()));
 
-        let client = Client::default();
-        let notes = client.clone();
-        let client = client.serve(transport).await?;
-        let results = call_all(&client, &mut turn.calls).await?;
+        let client = Client::default().serve(transport).await?;
         // closing the client closes the child's stdin: the server exits,
         // and its side channel ends after the events it had to send
-        let _ = client.cancel().await;
+        let outcome = finish_turn(client, &mut turn.calls).await?;
         let _ = relay.await;
-        Ok(TurnOutcome {
-            results,
-            notes: notes.take_notes(),
-            ..TurnOutcome::default()
-        })
+        Ok(outcome)
     }
 }
 
