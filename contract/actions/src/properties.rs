@@ -25,10 +25,9 @@ pub fn check(scenario: &ActionsScenario) -> Result<(), String> {
     let show = || serde_json::to_string(scenario).unwrap_or_default();
     let json = serde_json::to_value(&observation).map_err(|e| e.to_string())?;
     let validator = observation_validator(&super::ACTIONS)?;
-    if let Some(error) = validator.iter_errors(&json).next() {
+    if let Err(error) = toolgate_suite::schema_errors(validator, &json) {
         return Err(format!(
-            "the reference's observation breaks its schema at {}: {error}\n{}",
-            error.instance_path(),
+            "the reference's observation breaks its schema: {error}\n{}",
             show()
         ));
     }

@@ -55,10 +55,9 @@ pub fn check_with(scenario: &BoundaryScenario, mutants: Mutants) -> Result<Cover
     };
     let json = serde_json::to_value(&reference).map_err(|e| e.to_string())?;
     let schema = observation_schema()?;
-    if let Some(e) = schema.iter_errors(&json).next() {
+    if let Err(e) = toolgate_suite::schema_errors(schema, &json) {
         return fail(format!(
-            "the reference's observation breaks the observation schema at {}: {e}\nobservation: {json}",
-            e.instance_path()
+            "the reference's observation breaks the observation schema: {e}\nobservation: {json}"
         ));
     }
     let (violations, _) = judge.judge(&reference, &reference);

@@ -502,7 +502,11 @@ pub fn verdict(
         )
     })?;
     let plain = arguments_for_schema(arguments);
-    if let Some(error) = validator.iter_errors(&plain).next() {
+    // `is_valid` first: it builds no error, and most arguments are valid
+    let first = (!validator.is_valid(&plain))
+        .then(|| validator.iter_errors(&plain).next())
+        .flatten();
+    if let Some(error) = first {
         let path = error.instance_path().to_string();
         let path = if path.is_empty() {
             "/".to_string()

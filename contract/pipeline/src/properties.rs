@@ -45,11 +45,8 @@ pub fn check_with(scenario: &PipelineScenario, mutants: Mutants) -> Result<Cover
         Err(e) => return fail(format!("the reference cannot observe it: {e}")),
     };
     let schema = toolgate_suite::observation_validator(&PIPELINE)?;
-    if let Some(e) = schema.iter_errors(&json).next() {
-        return fail(format!(
-            "the observation breaks its schema at {}: {e}",
-            e.instance_path()
-        ));
+    if let Err(e) = toolgate_suite::schema_errors(schema, &json) {
+        return fail(format!("the observation breaks its schema: {e}"));
     }
     let observed: PipelineObservation = match serde_json::from_value(json) {
         Ok(o) => o,

@@ -29,11 +29,8 @@ pub fn check(scenario: &WorkspaceScenario) -> Result<(), String> {
         reference::observe(scenario).map_err(|e| format!("the reference refused: {e}"))?;
     let json = encode(&observation).map_err(|e| e.to_string())?;
     let validator = observation_validator(&WORKSPACE)?;
-    if let Some(error) = validator.iter_errors(&json).next() {
-        return Err(format!(
-            "outside the observation schema: {error} at {}",
-            error.instance_path()
-        ));
+    if let Err(error) = toolgate_suite::schema_errors(validator, &json) {
+        return Err(format!("outside the observation schema: {error}"));
     }
     let self_judged = judge::judge(scenario, &observation, &observation);
     if !self_judged.violations.is_empty() {
