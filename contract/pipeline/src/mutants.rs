@@ -12,7 +12,7 @@
 //! implementation runs the scenario too. `edit` holds what they read and
 //! edit.
 
-use super::judge::{about_the_transcript, label, rejected_by_a_listener};
+use super::judge::{about_the_transcript, label, label_parts, rejected_by_a_listener};
 use super::requirements as req;
 use super::spec::*;
 use serde_json::{json, Map, Value as Json};
@@ -53,7 +53,7 @@ impl Mutant {
         s: &PipelineScenario,
         o: &PipelineObservation,
     ) -> Option<PipelineObservation> {
-        if repeats_a_call_id(s, o) || misnames_a_prepare(o) {
+        if none_fits(s, o) {
             return None;
         }
         let broken = (self.apply)(s, o)?;
@@ -63,6 +63,12 @@ impl Mutant {
             broken != *o || serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok();
         changed.then_some(broken)
     }
+}
+
+/// Whether no mutant fits the observation `o` of `s`, whatever it edits
+/// (see [`Mutant::fit`]): a caller trying many mutants asks once.
+pub fn none_fits(s: &PipelineScenario, o: &PipelineObservation) -> bool {
+    repeats_a_call_id(s, o) || misnames_a_prepare(o)
 }
 
 /// Whether the model asks for two calls with one id, or the run starts two
@@ -126,8 +132,8 @@ pub const ALL: &[Mutant] = &[
             let (id, _) = calls(o).into_iter().rev().find(|c| has(o, "result_end", &c.0)).map(|c| (c.0, c.1))?;
             let mut m = o.clone();
             m.trace.retain(|e| {
-                let l = label(e);
-                !(l.call.as_deref() == Some(id.as_str()) && l.name.starts_with("result_"))
+                let (name, call) = label_parts(e);
+                !(call == Some(id.as_str()) && name.starts_with("result_"))
             });
             m.tool_results.retain(|t| t.tool_call_id != id);
             Some(m)
@@ -463,7 +469,7 @@ pub const ALL: &[Mutant] = &[
         description: "tool_execution_end carries a key pi 0.85 does not emit (`durationMs`)",
         expect: Expect::EveryOf(&[req::ORDER_02]),
         apply: |_, o| {
-            let i = o.trace.iter().position(|e| label(e).name == "end")?;
+            let i = o.trace.iter().position(|e| label_parts(e).0 == "end")?;
             let mut m = o.clone();
             event_mut(&mut m, i)?.insert("durationMs".into(), json!(1));
             Some(m)
@@ -505,7 +511,7 @@ pub const ALL: &[Mutant] = &[
                 return None;
             }
             let ids: Vec<String> = calls(o).into_iter().map(|c| c.0).collect();
-            let of = |e: &TraceEntry| label(e).call.and_then(|c| ids.iter().position(|i| *i == c));
+            let of = |e: &TraceEntry| label_parts(e).1.and_then(|c| ids.iter().position(|i| i == c));
             let lo = o.trace.iter().position(|e| of(e).is_some())?;
             let hi = o.trace.iter().rposition(|e| of(e).is_some())?;
             let mut groups: Vec<Vec<TraceEntry>> = vec![Vec::new(); ids.len()];
@@ -719,7 +725,7 @@ pub const ALL: &[Mutant] = &[
             if !fits {
                 return None;
             }
-            let end = o.trace.iter().rposition(|e| label(e).name == "agent_end")?;
+            let end = o.trace.iter().rposition(|e| label_parts(e).0 == "agent_end")?;
             let mut roles = vec!["user".to_string(), "assistant".into()];
             roles.extend(cs.iter().map(|c| format!("toolResult({})", c.0)));
             let mut m = insert(o, end, TraceEntry::Provider { index: 1, aborted: false, messages: roles });
@@ -742,7 +748,7 @@ pub const ALL: &[Mutant] = &[
         expect: Expect::EveryOf(&[req::STOP_02]),
         apply: |_, o| {
             let (id, name) = call_where(o, |id, _, stop| matches!(stop, "error" | "aborted") && !has(o, "start", id))?;
-            let i = o.trace.iter().position(|e| label(e).name == "message_end:assistant")?;
+            let i = o.trace.iter().position(|e| label_parts(e).0 == "message_end:assistant")?;
             let start = json!({"type": "tool_execution_start", "toolCallId": id, "toolName": name, "args": {}});
             Some(insert(o, i + 1, TraceEntry::Event { event: start }))
         },
@@ -753,7 +759,7 @@ pub const ALL: &[Mutant] = &[
         expect: Expect::EveryOf(&[req::ORDER_09]),
         apply: |s, o| {
             let undefined = o.trace.iter().any(|e| match e {
-                TraceEntry::Event { event } if label(e).name == "end" => {
+                TraceEntry::Event { event } if label_parts(e).0 == "end" => {
                     event.get("result").is_some_and(|r| r.is_null() || *r == json!({"$": "undefined"}))
                 }
                 _ => false,
@@ -773,8 +779,8 @@ pub const ALL: &[Mutant] = &[
                 return None;
             }
             let last = o.trace.len().checked_sub(1)?;
-            let l = label(o.trace.get(last)?);
-            let id = l.call.filter(|_| l.name == "end")?;
+            let (name, call) = label_parts(o.trace.get(last)?);
+            let id = call.filter(|_| name == "end")?.to_string();
             let end = event(o, last)?;
             let result = end.get("result")?.as_object()?;
             let name = end.get("toolName")?.clone();
@@ -846,14 +852,14 @@ pub const ALL: &[Mutant] = &[
             let is_provider = |e: &TraceEntry| matches!(e, TraceEntry::Provider { .. });
             for (t, e) in o.trace.iter().enumerate() {
                 let TraceEntry::Event { event: turn_end } = e else { continue };
-                if label(e).name != "turn_end" {
+                if label_parts(e).0 != "turn_end" {
                     continue;
                 }
                 let from = o.trace.get(..t)?.iter().rposition(is_provider).unwrap_or(0);
                 let batch = o.trace.get(from..t)?;
                 let voted = |id: &str| {
                     batch.iter().rev().find_map(|e| match e {
-                        TraceEntry::Event { event } if label(e).name == "end" && label(e).call.as_deref() == Some(id) => {
+                        TraceEntry::Event { event } if label_parts(e).0 == "end" && label_parts(e).1 == Some(id) => {
                             event.get("result").and_then(|r| r.get("terminate"))
                         }
                         _ => None,
@@ -868,7 +874,7 @@ pub const ALL: &[Mutant] = &[
                     .collect();
                 let after = o.trace.get(t + 1..)?;
                 let next = after.iter().position(is_provider).unwrap_or(after.len());
-                let injected = after.get(..next)?.iter().any(|e| label(e).name == "message_end:user");
+                let injected = after.get(..next)?.iter().any(|e| label_parts(e).0 == "message_end:user");
                 if injected && !ids.is_empty() && ids.iter().all(|id| voted(id)) {
                     return end_run_after(o, t);
                 }
@@ -885,7 +891,7 @@ pub const ALL: &[Mutant] = &[
             let mut moved = false;
             for i in 1..m.trace.len() {
                 let asked = matches!(m.trace.get(i), Some(TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. })));
-                if asked && m.trace.get(i - 1).is_some_and(|e| label(e).name == "turn_end") {
+                if asked && m.trace.get(i - 1).is_some_and(|e| label_parts(e).0 == "turn_end") {
                     m.trace.swap(i - 1, i);
                     moved = true;
                 }
@@ -903,7 +909,7 @@ pub const ALL: &[Mutant] = &[
             let mut k = 0;
             m.trace.retain(|e| {
                 k += 1;
-                !(asked(e) && o.trace.get(k).is_some_and(|next| label(next).name != "agent_end"))
+                !(asked(e) && o.trace.get(k).is_some_and(|next| label_parts(next).0 != "agent_end"))
             });
             Some(m)
         },
@@ -916,7 +922,7 @@ pub const ALL: &[Mutant] = &[
             if !stopped_by_the_turn_hook(o) || o.end != RunEnd::Resolved {
                 return None;
             }
-            let end = o.trace.iter().rposition(|e| label(e).name == "agent_end")?;
+            let end = o.trace.iter().rposition(|e| label_parts(e).0 == "agent_end")?;
             let roles = event(o, end)?
                 .get("messages")?
                 .as_array()?
@@ -941,7 +947,7 @@ pub const ALL: &[Mutant] = &[
             if o.end != RunEnd::Resolved || later.iter().any(|e| matches!(e, TraceEntry::Provider { .. })) {
                 return None;
             }
-            let turn_end = o.trace.get(..p)?.iter().rposition(|e| label(e).name == "turn_end")?;
+            let turn_end = o.trace.get(..p)?.iter().rposition(|e| label_parts(e).0 == "turn_end")?;
             let aborts = o.trace.get(turn_end..p)?.iter().filter(|e| matches!(e, TraceEntry::Abort)).count();
             let mut m = end_run_after(o, turn_end)?;
             let at = m.trace.len() - 1;

@@ -2,7 +2,7 @@
 //! the assistant's calls, a call's result text, and every copy of a call's
 //! toolResult message (events, summaries, resolved messages, bytes).
 
-use super::super::judge::label;
+use super::super::judge::label_parts;
 use super::super::spec::*;
 use serde_json::{json, Map, Value as Json};
 
@@ -14,8 +14,8 @@ pub(super) fn at(o: &Obs, name: &str, call: &str) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, e)| {
-            let l = label(e);
-            l.name == name && l.call.as_deref() == Some(call)
+            let (n, c) = label_parts(e);
+            n == name && c == Some(call)
         })
         .map(|(i, _)| i)
         .collect()
@@ -282,7 +282,7 @@ pub(super) fn parallel(o: &Obs) -> bool {
             let last = o
                 .trace
                 .iter()
-                .rposition(|e| label(e).call.as_deref() == Some(p.as_str()));
+                .rposition(|e| label_parts(e).1 == Some(p.as_str()));
             first(o, "start", n) < last
         }
         _ => false,
@@ -330,7 +330,7 @@ pub(super) fn end_run_after(o: &Obs, i: usize) -> Option<Obs> {
 /// is the entry right before `agent_end`.
 pub(super) fn stopped_by_the_turn_hook(o: &Obs) -> bool {
     o.trace.windows(2).any(|w| {
-        matches!(w, [TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. }), e] if label(e).name == "agent_end")
+        matches!(w, [TraceEntry::Invoke(Invocation::ShouldStopAfterTurn { .. }), e] if label_parts(e).0 == "agent_end")
     })
 }
 
@@ -372,7 +372,7 @@ pub(super) fn with_params(o: &Obs, call: &str, params: Json) -> Obs {
 pub(super) fn calls_in_assistant_messages(o: &Obs, call: &str) -> usize {
     o.trace
         .iter()
-        .filter(|e| label(e).name == "message_end:assistant")
+        .filter(|e| label_parts(e).0 == "message_end:assistant")
         .filter_map(|e| match e {
             TraceEntry::Event { event } => event.get("message"),
             _ => None,
