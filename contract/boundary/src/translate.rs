@@ -503,17 +503,16 @@ pub fn verdict(
     })?;
     let plain = arguments_for_schema(arguments);
     // `is_valid` first: it builds no error, and most arguments are valid
-    let first = (!validator.is_valid(&plain))
-        .then(|| validator.iter_errors(&plain).next())
-        .flatten();
-    if let Some(error) = first {
-        let path = error.instance_path().to_string();
-        let path = if path.is_empty() {
-            "/".to_string()
-        } else {
-            path
-        };
-        return Ok(Some(format!("{path}: {error}")));
+    if !validator.is_valid(&plain) {
+        if let Some(error) = validator.iter_errors(&plain).next() {
+            let path = error.instance_path().to_string();
+            let path = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path
+            };
+            return Ok(Some(format!("{path}: {error}")));
+        }
     }
     if let Some(check) = check {
         if plain.get(&check.key) == Some(&check.equals) {
