@@ -49,10 +49,8 @@ pub fn judge(
     actual: &PipelineObservation,
 ) -> Vec<Violation> {
     // (one observation judged against itself is the same bytes without
-    // writing them twice: the properties' self-check, on every fuzz input;
-    // and two that differ as values, key order aside, differ as texts, so
-    // only equal values are written: a mutant's never is)
-    if std::ptr::eq(expected, actual) || (expected == actual && bytes(expected) == bytes(actual)) {
+    // writing them twice: the properties' self-check, on every fuzz input)
+    if std::ptr::eq(expected, actual) || same_text(expected, actual) {
         return Vec::new();
     }
     let mut j = Judging::new(scenario, expected, actual);
@@ -77,6 +75,13 @@ pub fn judge(
 /// Compact JSON text: key order counts (`serde_json`'s `==` ignores it).
 fn bytes<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Whether two observations are the same compact JSON text: written only
+/// when they are equal as values (`==` ignores key order; values that
+/// differ differ as texts).
+pub(super) fn same_text(x: &PipelineObservation, y: &PipelineObservation) -> bool {
+    x == y && bytes(x) == bytes(y)
 }
 
 /// Whether `x` and `y` are the same JSON text (key order counts), without
@@ -173,7 +178,6 @@ pub(super) fn label(entry: &TraceEntry) -> Label {
 /// An entry's [`Label`], its call borrowed: what the mutants test entry
 /// after entry, without a copy of each call id.
 pub(super) fn label_parts(entry: &TraceEntry) -> (Cow<'static, str>, Option<&str>) {
-    let of = |name: Cow<'static, str>, call| (name, call);
     let fixed = |name: &'static str| Cow::Borrowed(name);
     match entry {
         TraceEntry::Event { event } => {
@@ -184,9 +188,9 @@ pub(super) fn label_parts(entry: &TraceEntry) -> (Cow<'static, str>, Option<&str
                 .and_then(|m| field(m, "role"))
                 .and_then(Json::as_str);
             match (ty, role) {
-                ("tool_execution_start", _) => of(fixed("start"), call),
-                ("tool_execution_update", _) => of(fixed("update"), call),
-                ("tool_execution_end", _) => of(fixed("end"), call),
+                ("tool_execution_start", _) => (fixed("start"), call),
+                ("tool_execution_update", _) => (fixed("update"), call),
+                ("tool_execution_end", _) => (fixed("end"), call),
                 ("message_start" | "message_end", Some("toolResult")) => {
                     let id = message.and_then(|m| field(m, "toolCallId"));
                     let name = if ty == "message_start" {
@@ -194,12 +198,12 @@ pub(super) fn label_parts(entry: &TraceEntry) -> (Cow<'static, str>, Option<&str
                     } else {
                         "result_end"
                     };
-                    of(fixed(name), id.and_then(Json::as_str))
+                    (fixed(name), id.and_then(Json::as_str))
                 }
                 ("message_start" | "message_update" | "message_end", Some(role)) => {
-                    of(known(ty, Some(role)), None)
+                    (known(ty, Some(role)), None)
                 }
-                _ => of(known(ty, None), None),
+                _ => (known(ty, None), None),
             }
         }
         TraceEntry::Invoke(inv) => {
@@ -211,20 +215,20 @@ pub(super) fn label_parts(entry: &TraceEntry) -> (Cow<'static, str>, Option<&str
                 Invocation::AfterToolCall { tool_call_id, .. } => ("afterToolCall", tool_call_id),
                 Invocation::Execute { tool_call_id, .. } => ("execute", tool_call_id),
                 Invocation::GetSteeringMessages { index } => {
-                    return of(Cow::Owned(format!("getSteeringMessages:{index}")), None)
+                    return (Cow::Owned(format!("getSteeringMessages:{index}")), None)
                 }
                 Invocation::GetFollowUpMessages { index } => {
-                    return of(Cow::Owned(format!("getFollowUpMessages:{index}")), None)
+                    return (Cow::Owned(format!("getFollowUpMessages:{index}")), None)
                 }
                 Invocation::ShouldStopAfterTurn { index } => {
-                    return of(Cow::Owned(format!("shouldStopAfterTurn:{index}")), None)
+                    return (Cow::Owned(format!("shouldStopAfterTurn:{index}")), None)
                 }
             };
-            of(fixed(name), Some(id))
+            (fixed(name), Some(id))
         }
-        TraceEntry::Provider { index, .. } => of(Cow::Owned(format!("provider:{index}")), None),
-        TraceEntry::Abort => of(fixed("abort"), None),
-        TraceEntry::Release { latch } => of(Cow::Owned(format!("release:{latch}")), None),
+        TraceEntry::Provider { index, .. } => (Cow::Owned(format!("provider:{index}")), None),
+        TraceEntry::Abort => (fixed("abort"), None),
+        TraceEntry::Release { latch } => (Cow::Owned(format!("release:{latch}")), None),
     }
 }
 

@@ -12,7 +12,7 @@
 //! implementation runs the scenario too. `edit` holds what they read and
 //! edit.
 
-use super::judge::{about_the_transcript, label, label_parts, rejected_by_a_listener};
+use super::judge::{about_the_transcript, label, label_parts, rejected_by_a_listener, same_text};
 use super::requirements as req;
 use super::spec::*;
 use serde_json::{json, Map, Value as Json};
@@ -57,11 +57,8 @@ impl Mutant {
             return None;
         }
         let broken = (self.apply)(s, o)?;
-        // values that differ differ in text; equal values may still differ
-        // in key order, which the judge reads
-        let changed =
-            broken != *o || serde_json::to_string(&broken).ok() != serde_json::to_string(o).ok();
-        changed.then_some(broken)
+        // equal values may still differ in key order, which the judge reads
+        (!same_text(&broken, o)).then_some(broken)
     }
 }
 
