@@ -126,10 +126,10 @@ export function encodeCopy(built, value, depth) {
   }
   const tagged = fields.some(([key]) => key === '$' || key === 'ref' || !key.isWellFormed());
   if (tagged) return { $: 'object', entries: fields.map(([key, v]) => [encodeString(key), v]) };
-  const object = {};
-  for (const [key, v] of fields) {
-    Object.defineProperty(object, key, { value: v, enumerable: true, writable: true, configurable: true });
-  }
+  // no prototype, so assigning defines an own property for any key
+  // (`__proto__` too) and costs less than a descriptor per key
+  const object = Object.create(null);
+  for (const [key, v] of fields) object[key] = v;
   return object;
 }
 

@@ -36,7 +36,7 @@ use toolgate_workspace::boundary::{workspace_path, RealFs};
 use toolgate_workspace::tools::read;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: Counting = Counting(std::alloc::System);
 
 /// The largest file the whole-buffer baseline reads (it holds the file
 /// and its UTF-16 text: about 6 bytes a byte).

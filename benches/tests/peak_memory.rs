@@ -15,7 +15,7 @@ use toolgate_core::model::Value;
 use toolgate_core::JsString;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: Counting = Counting(std::alloc::System);
 
 /// What the walk may hold at once, from the budgets alone:
 /// - the output: at most `OUTPUT_CAP` code points of at most 4 bytes, in a

@@ -10,9 +10,11 @@ use toolgate_runner::{adapter, bench, cases, explain, Error};
 use toolgate_suite::SuiteDef;
 
 // `toolgate bench` reads the reference's peak memory from this allocator;
-// it counts only while a measurement asks it to, on that thread
+// it counts only while a measurement asks it to, on that thread, and
+// forwards every call to mimalloc (see Cargo.toml)
 #[global_allocator]
-static ALLOCATOR: toolgate_benches::heap_count::Counting = toolgate_benches::heap_count::Counting;
+static ALLOCATOR: toolgate_benches::heap_count::Counting<mimalloc::MiMalloc> =
+    toolgate_benches::heap_count::Counting(mimalloc::MiMalloc);
 
 /// Conformance gate for the tool-call boundary of LLM agent runtimes.
 #[derive(Parser)]

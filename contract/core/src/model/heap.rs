@@ -406,6 +406,32 @@ impl ObjectNode {
             props: Props::default(),
         }
     }
+    /// Room for `additional` more properties, so that defining them does
+    /// not grow the list and the key map step by step (a `repeat` of 10^5
+    /// keys rehashed its map seventeen times).
+    pub fn reserve(&mut self, additional: usize) {
+        let props = &mut self.props;
+        props.list.reserve(additional);
+        match &mut props.by_key {
+            Some(map) => map.reserve(additional),
+            // the map is kept from now on: the keys to come will pass the bound
+            None if props.list.len() + additional > MAPPED_PAST => {
+                let mut map = HashMap::with_capacity_and_hasher(
+                    props.list.len() + additional,
+                    foldhash::fast::RandomState::default(),
+                );
+                map.extend(
+                    props
+                        .list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (k, _))| (k.clone(), i)),
+                );
+                props.by_key = Some(map);
+            }
+            None => {}
+        }
+    }
     /// Defines or redefines an own property (a redefinition keeps its place).
     pub fn define(&mut self, key: impl Into<PropKey>, prop: Property) -> &mut ObjectNode {
         let key = key.into();

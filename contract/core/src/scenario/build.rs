@@ -14,7 +14,6 @@ use crate::Error;
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 
 /// Upper bounds that keep a malformed or hostile scenario from exhausting
 /// memory while still allowing every size the suite uses.
@@ -674,12 +673,12 @@ impl Builder {
                 &format!("{rat}/value"),
             )?;
             let enumerable = r.get("enumerable").and_then(Json::as_bool).unwrap_or(true);
+            obj.reserve(usize::try_from(n).unwrap_or(0));
             let mut key = String::with_capacity(prefix.len() + 20);
             for i in 0..n {
                 key.clear();
                 key.push_str(prefix);
-                // writing to a String cannot fail
-                let _ = write!(key, "{i}");
+                push_decimal(&mut key, i);
                 obj.define(
                     key.as_str(),
                     Property::Data {
@@ -828,6 +827,23 @@ impl Builder {
     }
 }
 
+/// Writes `n` in decimal, as `write!(s, "{n}")` does, without the
+/// formatting machinery (a quarter of a `repeat`'s key building).
+fn push_decimal(s: &mut String, n: u64) {
+    // the largest power of ten not above n (10 * divisor <= n cannot overflow)
+    let mut divisor = 1u64;
+    while n / divisor >= 10 {
+        divisor *= 10;
+    }
+    loop {
+        s.push(char::from(b'0' + (n / divisor % 10) as u8));
+        if divisor == 1 {
+            break;
+        }
+        divisor /= 10;
+    }
+}
+
 fn reason(v: Option<&Json>, at: &str) -> Result<Option<Json>, Error> {
     match v {
         Some(Json::Object(r)) => {
@@ -835,5 +851,19 @@ fn reason(v: Option<&Json>, at: &str) -> Result<Option<Json>, Error> {
             Ok(r.get("reason").cloned())
         }
         _ => Err(bad(at, "an abort is {} or {\"reason\": <json>}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    #[test]
+    fn push_decimal_writes_what_display_writes() {
+        for n in [0, 7, 9, 10, 99, 100, 90_927, 4_294_967_295, u64::MAX] {
+            let mut s = String::from("k");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("k{n}"));
+        }
     }
 }
