@@ -146,6 +146,35 @@ pub fn expect(suite: &'static dyn SuiteDef, scenario: &Json) -> Result<Json, Str
         .map_err(|e| format!("the reference cannot run it: {e}"))
 }
 
+/// The furthest into a seed's stream [`regenerate`] draws: every case
+/// before the one asked for is drawn too.
+pub const MAX_REGENERATED_INDEX: u64 = 1_000_000;
+
+/// The generated case `id` names (`generated/<seed>-<index>`,
+/// `generated-<suite>/<seed>-<index>`), drawn again from its seed, with the
+/// reference's expectation: what `toolgate explain` says of a generated
+/// failure's id. `None` when `id` is no generated case's id.
+pub fn regenerate(id: &str) -> Option<Result<RunCase, Error>> {
+    let (case_group, rest) = id.split_once('/')?;
+    let suite = toolgate_suites::all()
+        .into_iter()
+        .find(|s| group(s.id()) == case_group)?;
+    let (seed, index) = rest.split_once('-')?;
+    let (seed, index) = (seed.parse::<u64>().ok()?, index.parse::<u64>().ok()?);
+    if index > MAX_REGENERATED_INDEX {
+        return Some(Err(Error::usage(format!(
+            "{id}: cases past {MAX_REGENERATED_INDEX} of a seed are not drawn again here; \
+             `toolgate run --suite {} --generate {} --seed {seed} --case {id}` runs it",
+            suite.id(),
+            index.saturating_add(1),
+        ))));
+    }
+    let mut generator = Generator::new(suite, seed)?;
+    Some(generator.tree(index).and_then(|tree| {
+        case(suite, seed, index, &tree.current()).map_err(|e| Error::usage(format!("{id}: {e}")))
+    }))
+}
+
 /// The group of suite `id`'s generated cases.
 pub fn group(id: &str) -> String {
     if id == "core" {

@@ -16,6 +16,23 @@ use toolgate_suite::SuiteDef;
 static ALLOCATOR: toolgate_benches::heap_count::Counting<mimalloc::MiMalloc> =
     toolgate_benches::heap_count::Counting(mimalloc::MiMalloc);
 
+/// Writes `text` to stdout. A reader that has gone (`toolgate list | head`)
+/// is its own choice: nothing fails or panics for it, and the reports a
+/// run writes to files are written all the same.
+fn to_stdout(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("toolgate: writing to stdout: {e}");
+        }
+        _ => {}
+    }
+}
+
 /// Conformance gate for the tool-call boundary of LLM agent runtimes.
 #[derive(Parser)]
 #[command(name = "toolgate", version, about, long_about = None)]
@@ -103,7 +120,8 @@ enum Command {
     Report(ReportCommand),
     /// Say what a case does and what the reference observes.
     Explain {
-        /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`).
+        /// A case id, e.g. `calls/unknown-tool` (see `toolgate list`), or a
+        /// generated case's, e.g. `generated/42-7` (drawn again from its seed).
         case: String,
         #[arg(long)]
         corpus: Option<PathBuf>,
@@ -411,7 +429,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 shard: args.shard,
             };
             let report = run(&options)?;
-            print!("{}", report.terminal());
+            to_stdout(&report.terminal());
             Ok(report.exit_code as u8)
         }
         Command::Matrix(args) => {
@@ -430,7 +448,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             };
             let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;
-            print!("{}", toolgate_runner::matrix::markdown::table(&matrix));
+            to_stdout(&toolgate_runner::matrix::markdown::table(&matrix));
             eprintln!(
                 "wrote {}/matrix.md, matrix.json and badges/ ({:.0} s); its pages: toolgate site",
                 args.out.display(),
@@ -487,7 +505,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 })?,
             };
             let written = bench::report::write_all(&report, &args.out)?;
-            print!("{}", bench::report::terminal(&report));
+            to_stdout(&bench::report::terminal(&report));
             eprintln!(
                 "wrote {} files to {} (report.json, report.md, one plot per family)",
                 written.len(),
@@ -509,7 +527,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 }
                 let merged = matrix::merge::merge(parts)?;
                 matrix::write_all(&merged, &out)?;
-                print!("{}", matrix::markdown::table(&merged));
+                to_stdout(&matrix::markdown::table(&merged));
                 eprintln!("wrote {}/matrix.md, matrix.json and badges/", out.display());
                 return Ok(matrix::merge::exit_code(&merged) as u8);
             }
@@ -524,7 +542,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 files.junit.as_deref(),
                 files.markdown.as_deref(),
             )?;
-            print!("{}", report.terminal());
+            to_stdout(&report.terminal());
             Ok(report.exit_code as u8)
         }
         Command::Init { lang, suite, dir } => {
@@ -532,17 +550,16 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             let (planned, gate) = init::plan(&dir, lang, &suite)?;
             init::write(&planned)?;
             for p in &planned {
-                println!("wrote {}", p.path.display());
+                to_stdout(&format!("wrote {}\n", p.path.display()));
             }
             let kit = match lang {
                 Lang::Node => "npm pack <toolgate>/adapters/node && npm install -D ./toolgate-node-adapter-0.1.0.tgz",
                 Lang::Python => "python -m pip wheel --no-deps <toolgate>/adapters/python && python -m pip install ./toolgate_adapter-0.1.0-py3-none-any.whl",
             };
-            println!(
-                "next: install the kit ({kit}), fill the places marked TOOLGATE:, and from {}:",
+            to_stdout(&format!(
+                "next: install the kit ({kit}), fill the places marked TOOLGATE:, and from {}:\n  {gate}\n",
                 dir.display()
-            );
-            println!("  {gate}");
+            ));
             Ok(0)
         }
         Command::List {
@@ -558,14 +575,11 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 .into_iter()
                 .filter(|c| chosen.iter().any(|s| s.id() == c.suite.id()))
                 .collect();
-            print!(
-                "{}",
-                match what {
-                    ListWhat::Suites => explain::suites(&chosen, &all),
-                    ListWhat::Requirements => explain::requirement_list(&chosen, &all),
-                    ListWhat::Cases => explain::case_list(&all),
-                }
-            );
+            to_stdout(&match what {
+                ListWhat::Suites => explain::suites(&chosen, &all),
+                ListWhat::Requirements => explain::requirement_list(&chosen, &all),
+                ListWhat::Cases => explain::case_list(&all),
+            });
             Ok(0)
         }
         Command::Explain {
@@ -573,6 +587,14 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             corpus,
             case_file,
         } => {
+            // a generated case's id (a failure's, say) names its seed and
+            // index: the case is drawn again
+            if case_file.is_none() {
+                if let Some(generated) = toolgate_runner::generate::regenerate(&case) {
+                    to_stdout(&explain::explain(&generated?));
+                    return Ok(0);
+                }
+            }
             let all = match case_file {
                 Some(path) => cases::case_file(&path)?,
                 None => cases::corpus(corpus.as_deref())?,
@@ -590,7 +612,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                     format!("no case {case:?}; did you mean {}?", close.join(", "))
                 })
             })?;
-            print!("{}", explain::explain(found));
+            to_stdout(&explain::explain(found));
             Ok(0)
         }
     }

@@ -2,6 +2,7 @@
 //! reference adapter, the built-in reference, the command line's exit codes
 //! and reports, `list` and `explain`.
 
+use proptest::strategy::ValueTree;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -281,4 +282,54 @@ fn list_and_explain() {
     let (code, _, err) = toolgate(&["explain", "calls/no-such-case"]);
     assert_eq!(code, 2);
     assert!(err.contains("no case"), "{err}");
+}
+
+#[test]
+fn explain_draws_a_generated_case_again_from_its_id() {
+    // the id a generated failure is reported under: the case is the one the
+    // run drew (its scenario), with the reference's expectation
+    let (code, out, err) = toolgate(&["explain", "generated/13-4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("generated/13-4 (core suite)")
+            && out.contains("seed 13, case 4")
+            && out.contains("What the reference observes:"),
+        "{out}"
+    );
+    // the scenario is the generator's case 4 of seed 13, as a run draws it
+    let core = toolgate_suites::all()
+        .into_iter()
+        .find(|s| s.id() == "core")
+        .unwrap();
+    let mut generator = toolgate_runner::generate::Generator::new(core, 13).unwrap();
+    let scenario = generator.tree(4).unwrap().current();
+    let scenario = serde_json::to_string_pretty(&scenario).unwrap();
+    assert!(out.contains(&scenario), "{out}\n---\n{scenario}");
+    // other suites' ids name their suite
+    let (code, out, err) = toolgate(&["explain", "generated-pipeline/13-2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("generated-pipeline/13-2 (pipeline suite)"),
+        "{out}"
+    );
+    // past the bound, the run command that reaches it, not a long wait
+    let (code, _, err) = toolgate(&["explain", "generated/13-99999999"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--generate 100000000 --seed 13"), "{err}");
+}
+
+#[test]
+fn a_reader_gone_from_stdout_is_no_panic() {
+    // `toolgate list cases | head -1`: the pipe closes before the list ends
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["list", "cases"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolgate runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("toolgate ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
