@@ -16,11 +16,10 @@ pub mod validation;
 pub mod workspace;
 
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use toolgate_core::bigint::BigIntValue;
 use toolgate_core::model::{
-    ArrayNode, Heap, HeapBuilder, Node, ObjectNode, Property, Proto, Runtime, Trace, Value,
+    ArrayNode, Heap, HeapBuilder, Node, ObjectNode, Property, Proto, Runtime, Slots, Trace, Value,
 };
 use toolgate_core::serializer::{serialize, Failure, JsonSource, Serialized};
 use toolgate_core::{AbortSignal, JsString};
@@ -406,7 +405,7 @@ pub fn wide_array(n: u64) -> Input {
 /// An array of length `n` with data only at its first, middle and last slots.
 pub fn sparse_array(n: u64) -> Input {
     let length = to_u32(n);
-    let slots: BTreeMap<u32, Property> = [0, length / 2, length.saturating_sub(1)]
+    let slots: Slots = [0, length / 2, length.saturating_sub(1)]
         .into_iter()
         .zip([1, 2, 3])
         .map(|(i, v)| (i, Property::data(v)))

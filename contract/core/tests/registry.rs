@@ -163,7 +163,7 @@ fn arrays_and_proxies_to_arrays_are_batches() {
         let array = w.b.alloc(Node::Array(ArrayNode {
             proto,
             length: 1,
-            slots: BTreeMap::from([(0, Property::data(d))]),
+            slots: Slots::from([(0, Property::data(d))]),
         }));
         table.push((label, Value::Ref(array), None));
     }
@@ -288,7 +288,7 @@ fn a_batch_that_cannot_be_inspected_is_invalid() {
     let getter_slot = w.b.alloc(Node::Array(ArrayNode {
         proto: Proto::ArrayPrototype,
         length: 1,
-        slots: BTreeMap::from([(0, Property::getter(failing))]),
+        slots: Slots::from([(0, Property::getter(failing))]),
     }));
     let table: Vec<(&str, Value, Option<ContractCode>)> = vec![
         ("revoked proxy", Value::Ref(revoked), BATCH),
@@ -384,7 +384,7 @@ fn entries_are_read_once_in_index_order() {
     let batch = w.b.alloc(Node::Array(ArrayNode {
         proto: Proto::ArrayPrototype,
         length: 3,
-        slots: BTreeMap::from([
+        slots: Slots::from([
             (2, Property::data(defs[2])),
             (0, Property::data(defs[0])),
             (1, Property::getter(slot_getter)),
@@ -701,12 +701,12 @@ fn every_failure_leaves_names_and_size_unchanged() {
     let with_hole = w.b.alloc(Node::Array(ArrayNode {
         proto: Proto::ArrayPrototype,
         length: 2,
-        slots: BTreeMap::from([(0, Property::data(new))]),
+        slots: Slots::from([(0, Property::data(new))]),
     }));
     let throwing_slot = w.b.alloc(Node::Array(ArrayNode {
         proto: Proto::ArrayPrototype,
         length: 2,
-        slots: BTreeMap::from([(0, Property::data(new)), (1, Property::getter(thrower))]),
+        slots: Slots::from([(0, Property::data(new)), (1, Property::getter(thrower))]),
     }));
     let mut table: Vec<(&str, Value, Option<ContractCode>)> = vec![
         ("seed [first, second]", Value::Ref(seed), None),

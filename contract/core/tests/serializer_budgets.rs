@@ -14,7 +14,6 @@ mod support;
 
 use num_bigint::BigUint;
 use serde_json::json;
-use std::collections::BTreeMap;
 use support::{serialize_model, World};
 use toolgate_core::bigint::BigIntValue;
 use toolgate_core::constants::TRUNCATION_MARKER;
@@ -213,7 +212,7 @@ fn nodes_marker_values_count_as_values() {
     // undefined, symbol, function and a circular reference to the array
     // itself: each is a value even though it is written as a marker
     for (root, n) in [(fits, 127u32), (over, 128)] {
-        let slots: BTreeMap<u32, Property> = (0..n)
+        let slots: Slots = (0..n)
             .map(|i| {
                 let v = match i % 4 {
                     0 => Value::Undefined,
@@ -252,7 +251,7 @@ fn nodes_holes_and_accessor_slots_are_entries_not_values() {
     let getter = w.b.throwing("never run");
     // 100 slots that are holes or accessors, then `numbers` data slots
     let mut build = |numbers: u32| {
-        let slots: BTreeMap<u32, Property> = (0..100u32)
+        let slots: Slots = (0..100u32)
             .filter(|i| i % 2 == 1)
             .map(|i| (i, Property::getter(getter)))
             .chain((0..numbers).map(|n| (100 + n, Property::data(n as i32))))
@@ -368,7 +367,7 @@ fn entries_are_summed_over_two_arrays_of_128_and_129_slots() {
         let inner = w.b.alloc(Node::Array(ArrayNode {
             proto: Proto::ArrayPrototype,
             length: n,
-            slots: BTreeMap::new(),
+            slots: Slots::new(),
         }));
         w.b.alloc(Node::Array(ArrayNode {
             proto: Proto::ArrayPrototype,

@@ -86,7 +86,7 @@ fn objects_100000_hidden_and_symbol_props_cost_nothing() {
         let v = w.b.alloc(Node::Array(ArrayNode {
             proto: Proto::ArrayPrototype,
             length: holes,
-            slots: BTreeMap::new(),
+            slots: Slots::new(),
         }));
         let mut o = ObjectNode::new(Proto::ObjectPrototype);
         for i in 0..100_000 {
@@ -128,7 +128,7 @@ fn objects_accessors_are_dropped_unrun_but_cost_an_entry() {
         let v = w.b.alloc(Node::Array(ArrayNode {
             proto: Proto::ArrayPrototype,
             length: holes,
-            slots: BTreeMap::new(),
+            slots: Slots::new(),
         }));
         w.object_with(
             Proto::ObjectPrototype,
@@ -237,7 +237,7 @@ fn arrays_write_holes_and_accessor_slots_as_markers() {
     let holes_only = w.b.alloc(Node::Array(ArrayNode {
         proto: Proto::ArrayPrototype,
         length: 2,
-        slots: BTreeMap::new(),
+        slots: Slots::new(),
     }));
     let heap = w.finish();
     let seen = check(

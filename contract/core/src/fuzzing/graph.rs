@@ -17,7 +17,7 @@ use crate::bigint::BigIntValue;
 use crate::js_string::JsString;
 use crate::model::{
     ArrayNode, Builtin, Completion, Effect, FunctionNode, Heap, HeapBuilder, Node, NodeId,
-    ObjectNode, PromiseNode, PropKey, Property, Proto, ProxyNode, Script, Settlement, Trap,
+    ObjectNode, PromiseNode, PropKey, Property, Proto, ProxyNode, Script, Settlement, Slots, Trap,
     TrapBehavior, Value,
 };
 use arbitrary::{Result, Unstructured};
@@ -264,7 +264,7 @@ impl GraphBuilder<'_, '_> {
 
     fn array(&mut self, i: usize, depth: u8) -> Result<ArrayNode> {
         let proto = self.proto(i, true)?;
-        let mut slots = BTreeMap::new();
+        let mut slots = Slots::new();
         let length = match self.u.int_in_range(0u8..=15)? {
             // sparse: a long length, one slot
             0 => {

@@ -4,6 +4,7 @@
 //! and never changes afterwards: every effect a call has is recorded in the
 //! trace, not in the heap.
 
+use super::slots::Slots;
 use crate::bigint::BigIntValue;
 use crate::js_string::JsString;
 use crate::Error;
@@ -238,7 +239,7 @@ impl Props {
 pub struct ArrayNode {
     pub proto: Proto,
     pub length: u32,
-    pub slots: BTreeMap<u32, Property>,
+    pub slots: Slots,
 }
 
 /// What a function does when called.
@@ -590,7 +591,7 @@ impl HeapBuilder {
 
     /// A plain array with these values and no holes.
     pub fn array<V: Into<Value>>(&mut self, values: impl IntoIterator<Item = V>) -> NodeId {
-        let slots: BTreeMap<u32, Property> = values
+        let slots: Slots = values
             .into_iter()
             .zip(0u32..)
             .map(|(v, i)| (i, Property::data(v)))

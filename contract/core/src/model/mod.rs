@@ -9,6 +9,7 @@ pub mod definition;
 pub mod heap;
 pub mod output;
 pub mod runtime;
+pub mod slots;
 
 pub use call::{drive_call, drive_call_aborting_at_job, execute_tool_call, Driven, RegistryArg};
 pub use definition::{
@@ -17,3 +18,4 @@ pub use definition::{
 };
 pub use heap::*;
 pub use runtime::{Arg, Copied, CopiedNode, Invoked, Runtime, Thrown, Trace, TraceEvent, TypeOf};
+pub use slots::Slots;

@@ -698,7 +698,7 @@ impl Builder {
             Proto::ArrayPrototype,
             &format!("{at}/proto"),
         )?;
-        let mut slots = BTreeMap::new();
+        let mut slots = Slots::new();
         let mut next: u64 = 0;
         if let Some(items) = field(o, "items") {
             let items = items
@@ -797,7 +797,7 @@ impl Builder {
                 let slots = inner
                     .map(|v| (0, Property::data(v)))
                     .into_iter()
-                    .collect::<BTreeMap<_, _>>();
+                    .collect::<Slots>();
                 let length = u32::try_from(slots.len()).unwrap_or(0);
                 Node::Array(ArrayNode {
                     proto: Proto::ArrayPrototype,
