@@ -58,6 +58,8 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
     let mut copied = 0usize;
     let mut out = Out(Vec::new());
     let mut next = Some(root.clone());
+    // made once: a copy opens as many arrays as the arguments hold
+    let length = PropKey::from("length");
     loop {
         if let Some(value) = next.take() {
             copied += 1;
@@ -66,7 +68,7 @@ pub fn copy_arguments(rt: &Runtime<'_>, root: &Value) -> Result<Copied, CopyFail
                     "arguments larger than {MAX_COPIED_VALUES} values"
                 ))));
             }
-            match open(rt, &value, &mut on_path)? {
+            match open(rt, &value, &length, &mut on_path)? {
                 Step::Open(frame) => stack.push(frame),
                 Step::Done(c) => {
                     let index = out.push(c);
@@ -150,6 +152,7 @@ fn deliver(stack: &mut [Frame], index: u32) -> bool {
 fn open(
     rt: &Runtime<'_>,
     value: &Value,
+    length_key: &PropKey,
     on_path: &mut HashSet<NodeId>,
 ) -> Result<Step, CopyFailure> {
     let id = match value {
@@ -166,7 +169,7 @@ fn open(
             return Err(CopyFailure::Invalid);
         }
         let length = match rt
-            .get(value, &PropKey::from("length"))
+            .get(value, length_key)
             .map_err(|_| CopyFailure::Invalid)?
         {
             Value::Number(n) if n >= 0.0 && n <= f64::from(u32::MAX) => n as u32,

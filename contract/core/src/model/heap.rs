@@ -571,6 +571,11 @@ impl HeapBuilder {
         HeapBuilder::default()
     }
 
+    /// Room for `additional` more nodes (a nest's levels, known at once).
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     pub fn alloc(&mut self, node: Node) -> NodeId {
         let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
         self.nodes.push(node);

@@ -43,7 +43,8 @@ pub enum Arg {
 /// dropped without recursion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Copied {
-    nodes: Arc<[CopiedNode]>,
+    // a Vec, not a slice: `Arc<[T]>` from the copy's Vec would copy it all
+    nodes: Arc<Vec<CopiedNode>>,
 }
 
 /// One value of a [`Copied`]; containers refer to earlier nodes by index.
@@ -61,7 +62,7 @@ impl Copied {
     /// A copy whose root is the last node.
     pub fn from_nodes(nodes: Vec<CopiedNode>) -> Copied {
         Copied {
-            nodes: nodes.into(),
+            nodes: Arc::new(nodes),
         }
     }
 

@@ -814,6 +814,10 @@ impl Builder {
         };
         let nest = u32::try_from(self.names.nests.len()).map_err(|_| bad(at, "too many nests"))?;
         self.names.nests.push(at.to_string());
+        // a nest's levels are known at once: their room is made once
+        let levels = usize::try_from(depth).unwrap_or(0);
+        self.b.reserve(levels);
+        self.names.ids.reserve(levels);
         for level in 1..depth {
             let node = wrap(inner.take());
             let id = self.placeholder(Name::Level {
