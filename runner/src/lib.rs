@@ -5,6 +5,7 @@
 pub mod adapter;
 pub mod bench;
 pub mod cases;
+pub mod console;
 pub mod deal;
 mod error;
 pub mod expectations;

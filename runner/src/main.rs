@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use toolgate_runner::run::{run, RunOptions};
-use toolgate_runner::{adapter, bench, cases, explain, Error};
+use toolgate_runner::{adapter, bench, cases, console, explain, Error};
 use toolgate_suite::SuiteDef;
 
 // `toolgate bench` reads the reference's peak memory from this allocator;
@@ -15,23 +15,6 @@ use toolgate_suite::SuiteDef;
 #[global_allocator]
 static ALLOCATOR: toolgate_benches::heap_count::Counting<mimalloc::MiMalloc> =
     toolgate_benches::heap_count::Counting(mimalloc::MiMalloc);
-
-/// Writes `text` to stdout. A reader that has gone (`toolgate list | head`)
-/// is its own choice: nothing fails or panics for it, and the reports a
-/// run writes to files are written all the same.
-fn to_stdout(text: &str) {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("toolgate: writing to stdout: {e}");
-        }
-        _ => {}
-    }
-}
 
 /// Conformance gate for the tool-call boundary of LLM agent runtimes.
 #[derive(Parser)]
@@ -376,12 +359,12 @@ fn main() -> ExitCode {
         if toolgate_runner::run::INTERRUPTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
             std::process::exit(130);
         }
-        eprintln!("toolgate: interrupted; finishing the reports (again to quit now)");
+        console::err("toolgate: interrupted; finishing the reports (again to quit now)\n");
     });
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("toolgate: {e}");
+            console::err(&format!("toolgate: {e}\n"));
             ExitCode::from(2)
         }
     }
@@ -429,7 +412,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 shard: args.shard,
             };
             let report = run(&options)?;
-            to_stdout(&report.terminal());
+            console::out(&report.terminal());
             Ok(report.exit_code as u8)
         }
         Command::Matrix(args) => {
@@ -448,12 +431,12 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             };
             let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;
-            to_stdout(&toolgate_runner::matrix::markdown::table(&matrix));
-            eprintln!(
-                "wrote {}/matrix.md, matrix.json and badges/ ({:.0} s); its pages: toolgate site",
+            console::out(&toolgate_runner::matrix::markdown::table(&matrix));
+            console::err(&format!(
+                "wrote {}/matrix.md, matrix.json and badges/ ({:.0} s); its pages: toolgate site\n",
                 args.out.display(),
                 matrix.duration_secs
-            );
+            ));
             Ok(exit as u8)
         }
         Command::Site {
@@ -467,13 +450,17 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 .collect::<Result<Vec<_>, _>>()?;
             let written = toolgate_runner::site::build(&read, &root, &out)?;
             for (suite, bytes) in &written.grids {
-                eprintln!(
-                    "{suite}: {}/{suite}/index.html, {} KB with its style and script",
+                console::err(&format!(
+                    "{suite}: {}/{suite}/index.html, {} KB with its style and script\n",
                     out.display(),
                     bytes / 1024
-                );
+                ));
             }
-            eprintln!("wrote {} files into {}", written.pages.len(), out.display());
+            console::err(&format!(
+                "wrote {} files into {}\n",
+                written.pages.len(),
+                out.display()
+            ));
             Ok(0)
         }
         Command::Bench(args) => {
@@ -496,21 +483,21 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 Some(path) => bench::report::read(path)?,
                 None => bench::run_bench(&options, &mut |label, family, point| {
                     if !quiet {
-                        eprintln!(
-                            "{label}: {family} {}: {}",
+                        console::err(&format!(
+                            "{label}: {family} {}: {}\n",
                             point.size,
                             bench::report::point_cell(point)
-                        );
+                        ));
                     }
                 })?,
             };
             let written = bench::report::write_all(&report, &args.out)?;
-            to_stdout(&bench::report::terminal(&report));
-            eprintln!(
-                "wrote {} files to {} (report.json, report.md, one plot per family)",
+            console::out(&bench::report::terminal(&report));
+            console::err(&format!(
+                "wrote {} files to {} (report.json, report.md, one plot per family)\n",
                 written.len(),
                 args.out.display()
-            );
+            ));
             Ok(bench::exit_code(&report))
         }
         Command::Report(ReportCommand::Merge {
@@ -527,8 +514,11 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 }
                 let merged = matrix::merge::merge(parts)?;
                 matrix::write_all(&merged, &out)?;
-                to_stdout(&matrix::markdown::table(&merged));
-                eprintln!("wrote {}/matrix.md, matrix.json and badges/", out.display());
+                console::out(&matrix::markdown::table(&merged));
+                console::err(&format!(
+                    "wrote {}/matrix.md, matrix.json and badges/\n",
+                    out.display()
+                ));
                 return Ok(matrix::merge::exit_code(&merged) as u8);
             }
             let mut parts = Vec::new();
@@ -542,7 +532,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 files.junit.as_deref(),
                 files.markdown.as_deref(),
             )?;
-            to_stdout(&report.terminal());
+            console::out(&report.terminal());
             Ok(report.exit_code as u8)
         }
         Command::Init { lang, suite, dir } => {
@@ -550,13 +540,13 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             let (planned, gate) = init::plan(&dir, lang, &suite)?;
             init::write(&planned)?;
             for p in &planned {
-                to_stdout(&format!("wrote {}\n", p.path.display()));
+                console::out(&format!("wrote {}\n", p.path.display()));
             }
             let kit = match lang {
                 Lang::Node => "npm pack <toolgate>/adapters/node && npm install -D ./toolgate-node-adapter-0.1.0.tgz",
                 Lang::Python => "python -m pip wheel --no-deps <toolgate>/adapters/python && python -m pip install ./toolgate_adapter-0.1.0-py3-none-any.whl",
             };
-            to_stdout(&format!(
+            console::out(&format!(
                 "next: install the kit ({kit}), fill the places marked TOOLGATE:, and from {}:\n  {gate}\n",
                 dir.display()
             ));
@@ -575,7 +565,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 .into_iter()
                 .filter(|c| chosen.iter().any(|s| s.id() == c.suite.id()))
                 .collect();
-            to_stdout(&match what {
+            console::out(&match what {
                 ListWhat::Suites => explain::suites(&chosen, &all),
                 ListWhat::Requirements => explain::requirement_list(&chosen, &all),
                 ListWhat::Cases => explain::case_list(&all),
@@ -591,7 +581,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             // index: the case is drawn again
             if case_file.is_none() {
                 if let Some(generated) = toolgate_runner::generate::regenerate(&case) {
-                    to_stdout(&explain::explain(&generated?));
+                    console::out(&explain::explain(&generated?));
                     return Ok(0);
                 }
             }
@@ -612,7 +602,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                     format!("no case {case:?}; did you mean {}?", close.join(", "))
                 })
             })?;
-            to_stdout(&explain::explain(found));
+            console::out(&explain::explain(found));
             Ok(0)
         }
     }

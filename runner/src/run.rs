@@ -979,5 +979,5 @@ fn print(bar: &ProgressBar, options: &RunOptions, outcome: &CaseOutcome) {
         text.push_str(line);
         text.push('\n');
     }
-    bar.suspend(|| eprint!("{text}"));
+    bar.suspend(|| crate::console::err(&text));
 }

@@ -319,6 +319,93 @@ fn explain_draws_a_generated_case_again_from_its_id() {
 }
 
 #[test]
+fn a_reader_gone_from_stderr_loses_no_report() {
+    // `toolgate run ... 2>&1 | head -2`: the failures are written to stderr
+    // after it closed. The run used to panic on the first and hang, with
+    // no report written.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let faulty = format!(
+        "{} lose-effect",
+        env!("CARGO_BIN_EXE_toolgate-faulty-adapter")
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "run",
+            "--suite",
+            "core",
+            "--case",
+            "calls/*",
+            "--no-progress",
+        ])
+        .args(["--impl", &faulty, "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolgate runs");
+    drop(child.stderr.take());
+    // a bound, not a timing: the run takes well under a second
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("toolgate is waited for") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run did not end with its stderr closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(1), "failures, not a panic");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the report is written"))
+            .unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert!(
+        cases.len() > 10 && cases.iter().any(|c| c["status"] == "fail"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_runner_writes_to_the_terminal_only_through_console() {
+    // print! and eprint! panic on a closed pipe (see the two tests around)
+    fn sources(dir: &Path, into: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.ends_with("bin") {
+                sources(&path, into);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                into.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 20, "{files:?}");
+    let printing: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("console.rs"))
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| {
+                    ["print!(", "println!(", "eprint!(", "eprintln!("]
+                        .iter()
+                        .any(|m| l.contains(m))
+                })
+                .map(|(i, l)| format!("{}:{}: {}", f.display(), i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(printing.is_empty(), "{printing:#?}");
+}
+
+#[test]
 fn a_reader_gone_from_stdout_is_no_panic() {
     // `toolgate list cases | head -1`: the pipe closes before the list ends
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))

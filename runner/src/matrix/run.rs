@@ -6,6 +6,7 @@
 use super::{row, CaseResult, Matrix, Requirement, Row, RuntimeEntry, RuntimesFile, Weight};
 use crate::adapter;
 use crate::cases;
+use crate::console;
 use crate::report::RunReport;
 use crate::run::{run, RunOptions};
 use crate::Error;
@@ -97,10 +98,10 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
     let seeded;
     let options = if options.generate > 0 && options.seed.is_none() {
         let seed = crate::run::random_seed();
-        eprintln!(
-            "{} generated cases per runtime, seed {seed}",
+        console::err(&format!(
+            "{} generated cases per runtime, seed {seed}\n",
             options.generate
-        );
+        ));
         seeded = MatrixOptions {
             seed: Some(seed),
             ..options.clone()
@@ -197,12 +198,12 @@ fn run_runtime(
     }
     let t = Instant::now();
     let report = run(&run_options)?;
-    eprintln!(
-        "{}: {} ({:.1} s)",
+    console::err(&format!(
+        "{}: {} ({:.1} s)\n",
         entry.id,
         summary_line(&report),
         t.elapsed().as_secs_f64()
-    );
+    ));
     let cases = report
         .cases
         .iter()
