@@ -138,6 +138,8 @@ pub struct Adapter {
     /// Stderr of processes already gone, not yet given to a case.
     pending_stderr: String,
     session_stderr: String,
+    /// While a patient attempt waits: its process group's CPU time.
+    clock: Option<crate::busy::GroupClock>,
 }
 
 impl Adapter {
@@ -157,6 +159,7 @@ impl Adapter {
             restarts: 0,
             gave_up: None,
             pending_stderr: String::new(),
+            clock: None,
             session_stderr: String::new(),
         };
         adapter.hello = adapter.spawn()?;
@@ -278,6 +281,9 @@ impl Adapter {
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
                     if crate::run::interrupted() {
                         return Reply::Interrupted;
+                    }
+                    if let Some(clock) = self.clock.as_mut() {
+                        clock.tick();
                     }
                 }
                 other => break other,
@@ -471,7 +477,20 @@ impl Adapter {
         mut meanwhile: Option<&mut dyn FnMut()>,
     ) -> Attempt {
         let start = Instant::now();
+        // a patient attempt watches how busy the adapter's processes are,
+        // to tell a turn still working at the end of its window from one
+        // stuck (the adapter leads its own process group)
+        self.clock = patience.and_then(|_| {
+            let group = self
+                .ensure_running()
+                .ok()
+                .and(self.process.as_ref())?
+                .child
+                .id();
+            Some(crate::busy::GroupClock::new(i32::try_from(group).ok()?))
+        });
         let (ran, arrived) = self.exchange(case, patience, &mut meanwhile);
+        let busy_at_end = self.clock.take().and_then(|mut c| c.share_now());
         let duration = match arrived {
             Some(arrived) => arrived.saturating_duration_since(start),
             None => start.elapsed(),
@@ -488,6 +507,7 @@ impl Adapter {
             ran,
             stderr,
             duration,
+            busy_at_end,
         }
     }
 

@@ -4,10 +4,9 @@
 //! not hundreds of diffs; an expected finding (every case of it listed in
 //! the baseline) takes one line.
 
-use crate::outcome::{CaseOutcome, Expectation, Finding as Violation};
+use crate::outcome::{CaseOutcome, Expectation};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use toolgate_suite::Level;
 
 /// One finding: a requirement (or an unnamed difference) and what differed,
 /// with the cases that showed it.
@@ -117,14 +116,10 @@ fn path_end(chars: &[char], i: usize) -> Option<usize> {
 /// changed, not as expected.
 pub fn fingerprint(case: &CaseOutcome) -> String {
     use sha2::{Digest, Sha256};
-    let failing = |v: &&Violation| v.level != Some(Level::Should);
-    let counted: Vec<&Violation> = if case.violations.iter().any(|v| failing(&v)) {
-        case.violations.iter().filter(failing).collect()
-    } else {
-        case.violations.iter().collect()
-    };
-    let mut lines: Vec<String> = counted
+    let mut lines: Vec<String> = case
+        .violations
         .iter()
+        .filter(|v| case.is_failing(v))
         .map(|v| {
             format!(
                 "{}\t{}",
@@ -251,6 +246,7 @@ fn line(f: &Finding) -> String {
 mod tests {
     use super::*;
     use crate::outcome::{CaseOutcome, Finding as Violation, Status};
+    use toolgate_suite::Level;
 
     fn failing(id: &str, violations: &[(&str, &str)], expected: bool) -> CaseOutcome {
         CaseOutcome {

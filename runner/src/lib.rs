@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod bench;
+pub mod busy;
 pub mod cases;
 pub mod console;
 pub mod deal;

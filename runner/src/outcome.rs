@@ -140,6 +140,9 @@ pub struct CaseOutcome {
     /// The verdict rests on how long something took (`Judgement::timing`).
     #[serde(skip)]
     pub timing: bool,
+    /// It rests on the adapter's window itself (`Judgement::window`).
+    #[serde(skip)]
+    pub window: bool,
     /// In a shard's report, the case's place in the whole run, which
     /// `report merge` restores; absent in a whole run's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -156,6 +159,34 @@ impl CaseOutcome {
             | Some(Expectation::Changed { .. }) => true,
             None => self.status.is_failure(),
         }
+    }
+
+    /// Whether `violation` is among those that make this case fail: all of
+    /// them, unless a MUST (or unnamed) one fails it, when its SHOULD ones
+    /// are left out. A warning that comes and goes with the machine's load
+    /// (an abort that took over 1 s) beside a failure must not make the
+    /// same failure look changed or unexpected to a baseline.
+    pub fn is_failing(&self, violation: &Finding) -> bool {
+        violation.level != Some(Level::Should)
+            || self
+                .violations
+                .iter()
+                .all(|v| v.level == Some(Level::Should))
+    }
+
+    /// The requirements that make this case fail ([`Self::is_failing`]),
+    /// sorted: what a baseline lists and checks.
+    pub fn failing_requirements(&self) -> Vec<&str> {
+        let left_out = |r: &str| {
+            self.violations
+                .iter()
+                .any(|v| v.requirement.as_deref() == Some(r) && !self.is_failing(v))
+        };
+        self.requirements
+            .iter()
+            .map(String::as_str)
+            .filter(|r| !left_out(r))
+            .collect()
     }
 }
 
@@ -199,6 +230,7 @@ pub fn judge(case: &RunCase, attempt: Attempt, reproduce: String, strict: bool) 
         shrunk: None,
         reran: None,
         timing: false,
+        window: false,
         position: None,
     };
     match attempt.ran {
@@ -248,6 +280,7 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
         notes,
         measures,
         timing,
+        window,
         unmet,
     } = match judged {
         Ok(j) => j,
@@ -274,6 +307,7 @@ fn judge_observed(case: &RunCase, actual: &Json, strict: bool, outcome: &mut Cas
         return;
     }
     outcome.timing = timing;
+    outcome.window = window;
     let level = |r: &Option<String>| r.as_deref().map(|r| case.suite.level(r));
     let should_only = violations
         .iter()
@@ -307,6 +341,7 @@ pub fn skipped(case: &RunCase, reason: String, reproduce: String) -> CaseOutcome
             ran: Ran::Skipped(reason),
             stderr: String::new(),
             duration: Default::default(),
+            busy_at_end: None,
         },
         reproduce,
         false,
@@ -354,6 +389,7 @@ pub(crate) fn sample(id: &str, status: Status) -> CaseOutcome {
         shrunk: None,
         reran: None,
         timing: false,
+        window: false,
         position: None,
     }
 }

@@ -759,7 +759,8 @@ fn first_attempt(
 }
 
 /// The verdict on `attempt`; one that rests on time is tried again with
-/// more patience.
+/// more patience, and again with more while the adapter's processes were
+/// still working when it called the turn pending.
 fn judge_attempt(
     subject: &mut dyn Subject,
     case: &RunCase,
@@ -770,20 +771,33 @@ fn judge_attempt(
     let first = outcome::judge(case, attempt, reproduce.clone(), strict);
     // a timeout is a verdict on time too: the adapter had --timeout to
     // answer, and a busy machine may be why it did not
-    let on_time = first.status == Status::Timeout
-        || (first.timing && matches!(first.status, Status::Fail | Status::Warn));
-    if !on_time {
+    let on_time = |o: &CaseOutcome| {
+        o.status == Status::Timeout || (o.timing && matches!(o.status, Status::Fail | Status::Warn))
+    };
+    if !on_time(&first) {
         return first;
     }
     // the verdict rests on time: slow is told from stuck by a second run
     // with a longer window, whose verdict is kept
-    let attempt = subject.run_patiently(case, PATIENCE);
-    let mut second = outcome::judge(case, attempt, reproduce, strict);
-    if second.not_run {
-        // the run gave up on the adapter before the second attempt: the
-        // first is all there is
-        return first;
-    }
+    let mut patience = PATIENCE;
+    let (mut second, busy) = loop {
+        let attempt = subject.run_patiently(case, patience);
+        let busy = attempt.busy_at_end;
+        let second = outcome::judge(case, attempt, reproduce.clone(), strict);
+        if second.not_run {
+            // the run gave up on the adapter before this attempt: the
+            // first is all there is
+            return first;
+        }
+        // called pending while still working: the machine, not the
+        // implementation, may be why the turn had not ended
+        let working =
+            busy.filter(|b| *b >= crate::busy::IDLE_BELOW && second.window && on_time(&second));
+        match working {
+            Some(_) if patience < MAX_PATIENCE => patience *= PATIENCE,
+            _ => break (second, working),
+        }
+    };
     let mut said: Vec<&str> = first
         .violations
         .iter()
@@ -791,22 +805,44 @@ fn judge_attempt(
         .collect();
     said.extend(first.message.as_deref());
     second.reran = Some(format!(
-        "ran again with {PATIENCE} times the adapter's window and timeout: the first run's verdict ({}: {}) rested on time",
+        "ran again with {patience} times the adapter's window and timeout: the first run's verdict ({}: {}) rested on time",
         first.status.name(),
         said.join("; ")
     ));
+    if let Some(cores) = busy {
+        // no verdict from the machine's load: what the case is about was
+        // not seen, as for a case whose set-up did not happen
+        let verdict: Vec<&str> = second
+            .violations
+            .iter()
+            .map(|v| v.message.as_str())
+            .collect();
+        second.message = Some(format!(
+            "not judged: the adapter's processes were still working ({cores:.2} cores) when {patience} times its window closed on the turn; this machine is too busy to tell a slow turn from a stuck one (the verdict would have been: {})",
+            verdict.join("; ")
+        ));
+        second.status = Status::Error;
+        second.violations.clear();
+        second.requirements.clear();
+    }
     second
 }
 
 /// How many times its window a case whose verdict rested on time is given
-/// the second time.
+/// the second time, and how many times more each time after that while
+/// the turn was still working.
 pub const PATIENCE: u32 = 4;
+
+/// The most patience a turn still working is given before the case is
+/// reported as not judged (a window of 32 s for the Node adapter's 2 s).
+pub const MAX_PATIENCE: u32 = PATIENCE * PATIENCE;
 
 fn not_run_case(case: &RunCase, reproduce: String, why: &str) -> CaseOutcome {
     let attempt = crate::subject::Attempt {
         ran: crate::subject::Ran::NotRun(why.into()),
         stderr: String::new(),
         duration: Duration::ZERO,
+        busy_at_end: None,
     };
     outcome::judge(case, attempt, reproduce, false)
 }
@@ -858,6 +894,7 @@ fn generator_error(
         ran: crate::subject::Ran::Error(message),
         stderr: String::new(),
         duration: Duration::ZERO,
+        busy_at_end: None,
     };
     outcome::judge(&case, attempt, reproduce(options, &case), false)
 }

@@ -33,6 +33,11 @@ pub struct Attempt {
     pub ran: Ran,
     pub stderr: String,
     pub duration: Duration,
+    /// On a patient attempt at an adapter, the cores its processes used
+    /// over the half second before it answered ([`crate::busy`]): whether
+    /// a turn it called pending was still working. `None` elsewhere, or
+    /// where it cannot be known.
+    pub busy_at_end: Option<f64>,
 }
 
 /// An implementation the runner can drive (from the thread of the worker
@@ -146,6 +151,7 @@ impl Subject for Reference {
             ran,
             stderr: String::new(),
             duration: start.elapsed(),
+            busy_at_end: None,
         }
     }
 

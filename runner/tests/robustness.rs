@@ -460,3 +460,41 @@ fn a_reply_read_late_that_came_after_the_timeout_is_a_timeout() {
     assert_eq!(attempt.ran, Ran::Timeout(timeout));
     adapter.finish();
 }
+
+/// A turn called pending when the adapter's window closed: one whose
+/// adapter was still working then (a slow turn on a loaded machine) gets
+/// more patience until it ends, and is judged on how it ends; one whose
+/// adapter sat idle (stuck) keeps its verdict after the usual second run;
+/// one still working at the most patience is not judged at all.
+#[test]
+fn a_pending_turn_still_working_gets_more_patience_and_a_stuck_one_does_not() {
+    let once = |fault: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = faulty(fault, 2, dir.path());
+        options.cases = vec!["boundary-failures/throws-an-error".into()];
+        options.implementation.as_mut().unwrap().timeout = Duration::from_secs(20);
+        let report = run(&options).unwrap_or_else(|e| panic!("{fault}: {e}"));
+        assert_eq!(report.cases.len(), 1, "{fault}");
+        (report.cases[0].clone(), report.exit_code)
+    };
+    let (slow, code) = once("slow-turn");
+    assert_eq!((slow.status, code), (Status::Pass, 0), "{slow:?}");
+    let reran = slow.reran.as_deref().unwrap_or_default();
+    assert!(reran.starts_with("ran again with 16 times"), "{slow:?}");
+
+    let (stuck, code) = once("stuck-turn");
+    assert_eq!((stuck.status, code), (Status::Fail, 1), "{stuck:?}");
+    let reran = stuck.reran.as_deref().unwrap_or_default();
+    assert!(reran.starts_with("ran again with 4 times"), "{stuck:?}");
+
+    let (busy, code) = once("busy-turn");
+    assert_eq!((busy.status, code), (Status::Error, 2), "{busy:?}");
+    let message = busy.message.as_deref().unwrap_or_default();
+    assert!(
+        message.starts_with("not judged: the adapter's processes were still working")
+            && message.contains("when 16 times its window closed")
+            && message.contains("the verdict would have been: "),
+        "{busy:?}"
+    );
+    assert!(busy.violations.is_empty() && busy.requirements.is_empty());
+}

@@ -153,6 +153,7 @@ impl SuiteDef for Boundary {
                     )
                 }));
         Judgement {
+            window: timing && a.turn == TurnEnd::Pending,
             violations,
             notes: Vec::new(),
             measures,

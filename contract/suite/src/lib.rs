@@ -123,6 +123,11 @@ pub struct Judgement {
     /// the case once more with a longer window before it keeps a failure,
     /// so that no verdict comes from the machine's load.
     pub timing: bool,
+    /// Of those, a verdict that rests on the adapter's window itself: the
+    /// turn was still running when it closed. A runner that can see the
+    /// implementation was still working then gives it more time before it
+    /// keeps the verdict (a time bound needs no more: the turn ended).
+    pub window: bool,
     /// The case's precondition did not hold in this observation (what it
     /// sets up never happened: an abort whose latch never fired), so what
     /// it is about was never exercised: without a violation the runner

@@ -58,7 +58,21 @@ enum Fault {
     /// then creates `answered`; for the test that the runner works while
     /// the adapter does.
     Hold,
+    /// In every boundary case (whatever `--at`), spends a window busy
+    /// computing and calls the turn pending, until the runner's patience
+    /// reaches 16: a slow turn on a loaded machine.
+    SlowTurn,
+    /// In every boundary case, spends a window idle and calls the turn
+    /// pending, whatever the patience: a stuck turn.
+    StuckTurn,
+    /// In every boundary case, spends a window busy and calls the turn
+    /// pending, whatever the patience: a turn still working however long.
+    BusyTurn,
 }
+
+/// The window of the turn faults: longer than the half second over which
+/// the runner measures how busy an adapter was.
+const WINDOW: std::time::Duration = std::time::Duration::from_millis(800);
 
 #[derive(clap::Parser)]
 struct Args {
@@ -120,8 +134,29 @@ fn main() {
                 })
                 .expect("reply"),
             ),
+            Request::Run { seq, case } if case.suite == "boundary" => {
+                let slow = args.fault == Fault::SlowTurn && case.patience.unwrap_or(1) < 16;
+                let body = match toolgate_suites::get("boundary")
+                    .expect("the boundary suite")
+                    .observe(&case.scenario)
+                {
+                    Ok(mut o) => {
+                        if slow || matches!(args.fault, Fault::StuckTurn | Fault::BusyTurn) {
+                            spend_window(args.fault != Fault::StuckTurn);
+                            o["turn"] = "pending".into();
+                            o["results"] = serde_json::json!([]);
+                        }
+                        ReplyBody::Observation(o)
+                    }
+                    Err(e) => ReplyBody::Error {
+                        message: e.to_string(),
+                    },
+                };
+                send(serde_json::to_string(&RunReply { seq, body }).expect("reply"));
+            }
             Request::Run { seq, case } => {
-                // every suite of the corpus is written in the core vocabulary
+                // every other suite of the corpus is written in the core
+                // vocabulary
                 let observed = serde_json::from_value::<Scenario>(case.scenario.clone())
                     .map_err(|e| e.to_string())
                     .and_then(|s| observe(&s).map_err(|e| e.to_string()));
@@ -197,7 +232,10 @@ fn main() {
                     Fault::NoHandshake
                     | Fault::WrongProtocol
                     | Fault::LoseEffect
-                    | Fault::ChattyAll => send(reply(seq)),
+                    | Fault::ChattyAll
+                    | Fault::SlowTurn
+                    | Fault::StuckTurn
+                    | Fault::BusyTurn => send(reply(seq)),
                 }
             }
         }
@@ -215,6 +253,21 @@ fn wait_for(path: &std::path::Path) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Spends [`WINDOW`] computing (`busy`) or asleep.
+fn spend_window(busy: bool) {
+    let start = std::time::Instant::now();
+    if !busy {
+        std::thread::sleep(WINDOW);
+        return;
+    }
+    let mut x: u64 = 1;
+    while start.elapsed() < WINDOW {
+        for _ in 0..10_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
     }
 }
 

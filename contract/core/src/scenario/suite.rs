@@ -156,6 +156,7 @@ impl SuiteDef for CoreVocabulary {
             notes,
             measures: Vec::new(),
             timing: false,
+            window: false,
             unmet: None,
         }
     }
