@@ -128,6 +128,32 @@ impl<J> Queue<J> {
         self.ready.notify_all();
         self.room.notify_all();
     }
+
+    /// Nobody collects the outcomes any more: the jobs waiting are
+    /// dropped, the producer is told to stop, and each worker finds the
+    /// queue closed once its job is done.
+    pub fn abandon_all(&self) {
+        let mut state = self.lock();
+        state.abandoned = true;
+        state.closed = true;
+        state.jobs.clear();
+        self.ready.notify_all();
+        self.room.notify_all();
+    }
+}
+
+/// Held by the thread that collects the workers' outcomes: if it panics,
+/// the queue is abandoned on the way out, so that the producer and the
+/// workers end and the panic is reported instead of the run hanging on
+/// threads that wait for each other.
+pub struct Collecting<'q, J>(pub &'q Queue<J>);
+
+impl<J> Drop for Collecting<'_, J> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abandon_all();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -166,6 +192,41 @@ mod tests {
         let last = Queue::new(1, 1);
         assert_eq!(last.give_back(7), Err(7));
         assert!(!last.leave());
+    }
+
+    /// The collecting thread panics with a producer waiting for room and
+    /// workers waiting for jobs: all of them end, and the panic comes out
+    /// of the scope (it hung before).
+    #[test]
+    fn a_panicking_collector_ends_the_producer_and_the_workers() {
+        let queue = Queue::new(2, 1);
+        let (sender, results) = std::sync::mpsc::channel::<u32>();
+        let ended = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let queue = &queue;
+                scope.spawn(move || {
+                    let mut put = 0;
+                    while queue.put(put) {
+                        put += 1;
+                    }
+                });
+                for _ in 0..2 {
+                    let sender = sender.clone();
+                    scope.spawn(move || {
+                        while let Some(job) = queue.take() {
+                            if sender.send(job).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                let _collecting = super::Collecting(queue);
+                for job in results.iter() {
+                    assert!(job < 10, "the collector fails at job {job}");
+                }
+            });
+        }));
+        assert!(ended.is_err(), "the collector's panic comes out");
     }
 
     /// A producer whose workers all died is told so at its next put rather

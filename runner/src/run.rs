@@ -362,6 +362,7 @@ fn deal(
             })
             .collect();
         drop(sender);
+        let _collecting = crate::deal::Collecting(queue);
         for (slot, outcome) in results {
             let expected = expectations.is_some_and(|e| e.expects(&outcome));
             let later = shrinks_later(options, planned.get(slot), &outcome, expected);
@@ -476,6 +477,8 @@ fn work(
             }
         }
         if results.send((job.slot, outcome)).is_err() {
+            // nobody collects any more: let the others end too
+            queue.abandon_all();
             break;
         }
     }
