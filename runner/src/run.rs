@@ -762,8 +762,8 @@ fn first_attempt(
 }
 
 /// The verdict on `attempt`; one that rests on time is tried again with
-/// more patience, and again with more while the adapter's processes were
-/// still working when it called the turn pending.
+/// more patience, and a failure once more with the most patience when the
+/// adapter's processes were still working as it called the turn pending.
 fn judge_attempt(
     subject: &mut dyn Subject,
     case: &RunCase,
@@ -783,7 +783,7 @@ fn judge_attempt(
     // the verdict rests on time: slow is told from stuck by a second run
     // with a longer window, whose verdict is kept
     let mut patience = PATIENCE;
-    let (mut second, busy) = loop {
+    let mut second = loop {
         let attempt = subject.run_patiently(case, patience);
         let busy = attempt.busy_at_end;
         let second = outcome::judge(case, attempt, reproduce.clone(), strict);
@@ -792,14 +792,17 @@ fn judge_attempt(
             // first is all there is
             return first;
         }
-        // called pending while still working: the machine, not the
-        // implementation, may be why the turn had not ended
-        let working =
-            busy.filter(|b| *b >= crate::busy::IDLE_BELOW && second.window && on_time(&second));
-        match working {
-            Some(_) if patience < MAX_PATIENCE => patience *= PATIENCE,
-            _ => break (second, working),
+        // a failure on a turn called pending while it was still working:
+        // the machine's load may be why it had not ended, so it gets the
+        // most patience (a warning would stay one either way); a turn
+        // still working after that many windows is slow beyond what load
+        // explains, and its verdict is kept
+        let working = busy.is_some_and(|b| b >= crate::busy::IDLE_BELOW);
+        if working && second.window && second.status == Status::Fail && patience < MAX_PATIENCE {
+            patience = MAX_PATIENCE;
+            continue;
         }
+        break second;
     };
     let mut said: Vec<&str> = first
         .violations
@@ -812,32 +815,16 @@ fn judge_attempt(
         first.status.name(),
         said.join("; ")
     ));
-    if let Some(cores) = busy {
-        // no verdict from the machine's load: what the case is about was
-        // not seen, as for a case whose set-up did not happen
-        let verdict: Vec<&str> = second
-            .violations
-            .iter()
-            .map(|v| v.message.as_str())
-            .collect();
-        second.message = Some(format!(
-            "not judged: the adapter's processes were still working ({cores:.2} cores) when {patience} times its window closed on the turn; this machine is too busy to tell a slow turn from a stuck one (the verdict would have been: {})",
-            verdict.join("; ")
-        ));
-        second.status = Status::Error;
-        second.violations.clear();
-        second.requirements.clear();
-    }
     second
 }
 
 /// How many times its window a case whose verdict rested on time is given
-/// the second time, and how many times more each time after that while
-/// the turn was still working.
+/// the second time.
 pub const PATIENCE: u32 = 4;
 
-/// The most patience a turn still working is given before the case is
-/// reported as not judged (a window of 32 s for the Node adapter's 2 s).
+/// The patience of a third run, for a failure on a turn still working when
+/// the second run's window closed (a window of 32 s for the Node adapter's
+/// 2 s).
 pub const MAX_PATIENCE: u32 = PATIENCE * PATIENCE;
 
 fn not_run_case(case: &RunCase, reproduce: String, why: &str) -> CaseOutcome {

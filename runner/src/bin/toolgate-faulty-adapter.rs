@@ -66,7 +66,8 @@ enum Fault {
     /// pending, whatever the patience: a stuck turn.
     StuckTurn,
     /// In every boundary case, spends a window busy and calls the turn
-    /// pending, whatever the patience: a turn still working however long.
+    /// pending, whatever the patience: a turn still working however long
+    /// (rmcp's on an output of 999,000 keys).
     BusyTurn,
 }
 
