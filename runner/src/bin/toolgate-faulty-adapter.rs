@@ -60,7 +60,8 @@ enum Fault {
     Hold,
     /// In every boundary case (whatever `--at`), spends a window busy
     /// computing and calls the turn pending, until the runner's patience
-    /// reaches 16: a slow turn on a loaded machine.
+    /// reaches its most (`run::MAX_PATIENCE`): a slow turn on a loaded
+    /// machine.
     SlowTurn,
     /// In every boundary case, spends a window idle and calls the turn
     /// pending, whatever the patience: a stuck turn.
@@ -135,14 +136,21 @@ fn main() {
                 })
                 .expect("reply"),
             ),
-            Request::Run { seq, case } if case.suite == "boundary" => {
-                let slow = args.fault == Fault::SlowTurn && case.patience.unwrap_or(1) < 16;
+            Request::Run { seq, case }
+                if case.suite == "boundary"
+                    && matches!(
+                        args.fault,
+                        Fault::SlowTurn | Fault::StuckTurn | Fault::BusyTurn
+                    ) =>
+            {
+                let pending = args.fault != Fault::SlowTurn
+                    || case.patience.unwrap_or(1) < toolgate_runner::run::MAX_PATIENCE;
                 let body = match toolgate_suites::get("boundary")
                     .expect("the boundary suite")
                     .observe(&case.scenario)
                 {
                     Ok(mut o) => {
-                        if slow || matches!(args.fault, Fault::StuckTurn | Fault::BusyTurn) {
+                        if pending {
                             spend_window(args.fault != Fault::StuckTurn);
                             o["turn"] = "pending".into();
                             o["results"] = serde_json::json!([]);
@@ -156,8 +164,7 @@ fn main() {
                 send(serde_json::to_string(&RunReply { seq, body }).expect("reply"));
             }
             Request::Run { seq, case } => {
-                // every other suite of the corpus is written in the core
-                // vocabulary
+                // every suite of the corpus is written in the core vocabulary
                 let observed = serde_json::from_value::<Scenario>(case.scenario.clone())
                     .map_err(|e| e.to_string())
                     .and_then(|s| observe(&s).map_err(|e| e.to_string()));
