@@ -4,6 +4,7 @@
 // given a settle window, and what happened encoded as the suite's
 // observation (corpus/schema/boundary-observation.schema.json).
 
+import { readFileSync } from 'node:fs';
 import { executorFor, materialize } from './behaviours.mjs';
 import { encodeDelivered, utf8Bytes } from './encode-delivered.mjs';
 
@@ -49,6 +50,29 @@ process.on('uncaughtException', (error) => {
  * is how long the turn may take before it is called pending (real
  * transports do I/O: this is a window, not a sleep that orders anything).
  */
+/**
+ * How long this thread has waited for a CPU while ready to run, in ms;
+ * undefined where the system does not say. The turn's time is judged
+ * without these waits: they are the machine's load, not the runtime's
+ * work. This thread is the one that runs the turn's JavaScript.
+ */
+export function cpuWaitMs() {
+  try {
+    return schedstatWaitMs(readFileSync('/proc/thread-self/schedstat', 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The wait in a line of Linux's /proc/<pid>/task/<tid>/schedstat: ns on a
+ * CPU, ns waiting for one while runnable, timeslices.
+ */
+export function schedstatWaitMs(line) {
+  const waited = line.trim().split(/\s+/);
+  return waited.length === 3 && /^\d+$/.test(waited[1]) ? Number(waited[1]) / 1e6 : undefined;
+}
+
 export async function observeCase(shim, scenario, { settleMs }) {
   const controller = new AbortController();
   const ran = [];
@@ -57,9 +81,11 @@ export async function observeCase(shim, scenario, { settleMs }) {
   const started = new Set();
   const settledTools = new Set();
   let abortedAt;
+  let waitAtAbort;
   const abort = () => {
     if (controller.signal.aborted) return;
     abortedAt = performance.now();
+    waitAtAbort = cpuWaitMs();
     controller.abort();
   };
   const timing = scenario.abort ?? {};
@@ -132,6 +158,7 @@ export async function observeCase(shim, scenario, { settleMs }) {
 
   const escapedBefore = escaped.count;
   const rssBefore = process.resourceUsage().maxRSS;
+  const waitAtStart = cpuWaitMs();
   const start = performance.now();
   let window;
   const windowEnds = new Promise((resolve) => {
@@ -150,6 +177,7 @@ export async function observeCase(shim, scenario, { settleMs }) {
   clearTimeout(window);
   for (const r of ran) r.settled ??= 'pending';
   const end = performance.now();
+  const waitAtEnd = cpuWaitMs();
   // stray rejections of the turn surface within a few turns of the loop
   await nextMacrotask();
   await nextMacrotask();
@@ -159,6 +187,12 @@ export async function observeCase(shim, scenario, { settleMs }) {
     deliveredBytes: 0,
   };
   if (abortedAt !== undefined && !outcome.pending) measured.abortToEndMs = round(Math.max(0, end - abortedAt));
+  if (waitAtStart !== undefined && waitAtEnd !== undefined) {
+    measured.cpuWaitMs = round(Math.max(0, waitAtEnd - waitAtStart));
+    if (measured.abortToEndMs !== undefined && waitAtAbort !== undefined) {
+      measured.abortToEndCpuWaitMs = round(Math.max(0, waitAtEnd - waitAtAbort));
+    }
+  }
   // a turn left pending is abandoned: its signal aborts so a well-behaved
   // runtime can let go of it before the next case
   if (outcome.pending) controller.abort();

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 import time
 import types
 from typing import Any
@@ -14,7 +17,13 @@ from conftest import SHIMS
 
 from toolgate_adapter import ResultSeen, ToolContext, Turn, TurnOutcome, behaviours
 from toolgate_adapter.__main__ import load_shim
-from toolgate_adapter.observe import ABANDONED, ESCAPES, observe_case
+from toolgate_adapter.observe import (
+    ABANDONED,
+    ESCAPES,
+    cpu_wait_ms,
+    observe_case,
+    schedstat_wait_ms,
+)
 
 DIRECT = load_shim(SHIMS / "direct")
 OBJECT = {"type": "object"}
@@ -139,6 +148,39 @@ def test_an_abort_after_a_call_settled_lets_the_runtime_see_its_result_first() -
         {"tool": 1, "callId": "call_2", "settled": "rejected"},
     ]
     assert seen["turn"] == "aborted"
+    measured = seen["measured"]
+    if cpu_wait_ms() is not None:
+        assert 0 <= measured["cpuWaitMs"] <= measured["wallMs"] + 0.01, measured
+        assert 0 <= measured["abortToEndCpuWaitMs"] <= measured["cpuWaitMs"], measured
+
+
+def test_the_waits_for_a_cpu_are_read_from_the_schedulers_statistics() -> None:
+    # ns on a CPU, ns waiting for one while runnable, timeslices
+    assert schedstat_wait_ms("1373559906 760429235 201\n") == 760.429235
+    assert schedstat_wait_ms("1373559906 760429235") is None
+    assert schedstat_wait_ms("1 -2 3") is None
+    assert schedstat_wait_ms("") is None
+    if cpu_wait_ms() is None or not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no scheduler statistics here: the wall time alone is measured")
+    # this thread and a spinning process on one CPU: the thread, always
+    # ready to run, waits for the CPU about half the time
+    cpu = min(os.sched_getaffinity(0))
+    kept = os.sched_getaffinity(0)
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        os.sched_setaffinity(spinner.pid, {cpu})
+        os.sched_setaffinity(0, {cpu})
+        time.sleep(0.05)
+        before, start = cpu_wait_ms(), time.perf_counter()
+        while time.perf_counter() - start < 0.4:
+            pass
+        waited = (cpu_wait_ms() or 0.0) - (before or 0.0)
+        wall = (time.perf_counter() - start) * 1000
+    finally:
+        os.sched_setaffinity(0, kept)
+        spinner.kill()
+        spinner.wait()
+    assert 0.1 * wall <= waited <= wall, (waited, wall)
 
 
 def test_progress_reaches_the_context_and_the_events() -> None:

@@ -385,8 +385,11 @@ fn judge_calls(
 }
 
 /// BOUNDARY-ARGS-01 and BOUNDARY-CAN-02: the figures against their bounds.
-/// A turn with a tool that never settles lasts until its deadline or its
-/// abort, whatever the arguments: its wall time says nothing of them.
+/// A span counts without the waits for a CPU of the thread that ran the
+/// turn, where the adapter measured them: they are the machine's load,
+/// not the runtime's work, and a verdict must not come from the load. A
+/// turn with a tool that never settles lasts until its deadline or its
+/// abort, whatever the arguments: its time says nothing of them.
 fn over_bounds(
     actual: &BoundaryObservation,
     huge: bool,
@@ -394,24 +397,43 @@ fn over_bounds(
     out: &mut Vec<Violation>,
 ) {
     if let Some(m) = &actual.measured {
-        let slow = m.wall_ms > ANSWER_MS_BOUND && !never_settles;
+        let turn_ms = m.turn_ms();
+        let slow = turn_ms > ANSWER_MS_BOUND && !never_settles;
         if huge && (slow || m.peak_memory_growth_bytes > MEMORY_BYTES_BOUND) {
             out.push(Violation::named(
-            req::ARGS_01,
-            format!(
-                "huge arguments took {:.0} ms and {:.0} MiB of peak memory growth (bounds {ANSWER_MS_BOUND} ms, {} MiB)",
-                m.wall_ms,
-                m.peak_memory_growth_bytes / 1_048_576.0,
-                MEMORY_BYTES_BOUND / 1_048_576.0
-            ),
-        ));
-        }
-        if let Some(ms) = m.abort_to_end_ms.filter(|ms| *ms > ABORT_MS_BOUND) {
-            out.push(Violation::named(
-                req::CAN_02,
-                format!("the turn ended {ms:.0} ms after the abort (bound {ABORT_MS_BOUND} ms)"),
+                req::ARGS_01,
+                format!(
+                    "huge arguments took {} and {:.0} MiB of peak memory growth (bounds {ANSWER_MS_BOUND} ms, {} MiB)",
+                    time_told(m.wall_ms, m.cpu_wait_ms),
+                    m.peak_memory_growth_bytes / 1_048_576.0,
+                    MEMORY_BYTES_BOUND / 1_048_576.0
+                ),
             ));
         }
+        if let (Some(ms), Some(counted)) = (m.abort_to_end_ms, m.abort_to_end_counted_ms()) {
+            if counted > ABORT_MS_BOUND {
+                out.push(Violation::named(
+                    req::CAN_02,
+                    format!(
+                        "the turn ended {} after the abort (bound {ABORT_MS_BOUND} ms)",
+                        time_told(ms, m.abort_to_end_cpu_wait_ms)
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// A span as a violation tells it: the time counted, and when the adapter
+/// measured the waits for a CPU, the wall time they were taken from (in
+/// one shape whatever they were, so that findings group by it).
+fn time_told(ms: f64, wait: Option<f64>) -> String {
+    match wait {
+        Some(wait) => format!(
+            "{:.0} ms ({ms:.0} ms of wall time less {wait:.0} ms waiting for a CPU)",
+            counted(ms, Some(wait))
+        ),
+        None => format!("{ms:.0} ms"),
     }
 }
 
@@ -760,6 +782,14 @@ fn measures(actual: &BoundaryObservation) -> Vec<Measure> {
             bound: None,
         },
     ];
+    if let Some(ms) = m.cpu_wait_ms {
+        out.push(Measure {
+            name: "waiting for a CPU".into(),
+            value: ms,
+            unit: "ms".into(),
+            bound: None,
+        });
+    }
     if let Some(ms) = m.abort_to_end_ms {
         out.push(Measure {
             name: "abort to end".into(),

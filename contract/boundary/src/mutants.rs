@@ -431,6 +431,9 @@ pub const ALL: &[Mutant] = &[
                 peak_memory_growth_bytes: 0.0,
                 delivered_bytes: 0.0,
                 abort_to_end_ms: None,
+                // slow beyond what the machine's load took from it
+                cpu_wait_ms: Some(ANSWER_MS_BOUND * 2.0),
+                abort_to_end_cpu_wait_ms: None,
             });
             Some(o)
         },
@@ -446,6 +449,8 @@ pub const ALL: &[Mutant] = &[
                 peak_memory_growth_bytes: 0.0,
                 delivered_bytes: 0.0,
                 abort_to_end_ms: Some(ABORT_MS_BOUND * 5.0),
+                cpu_wait_ms: None,
+                abort_to_end_cpu_wait_ms: Some(ABORT_MS_BOUND * 2.0),
             });
             Some(o)
         },

@@ -220,4 +220,33 @@ pub struct Measured {
     /// From the abort to the turn's end, when the case aborts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort_to_end_ms: Option<f64>,
+    /// Of `wall_ms`, how long the thread that ran the turn was ready to
+    /// run but waited for a CPU (Linux's scheduler statistics), where the
+    /// adapter can tell: the share of the time that is the machine's load,
+    /// not the runtime's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_ms: Option<f64>,
+    /// Of `abort_to_end_ms`, the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort_to_end_cpu_wait_ms: Option<f64>,
+}
+
+impl Measured {
+    /// The turn's time that counts against a bound: its wall time less
+    /// its waits for a CPU.
+    pub fn turn_ms(&self) -> f64 {
+        counted(self.wall_ms, self.cpu_wait_ms)
+    }
+
+    /// From the abort to the turn's end, less its waits for a CPU.
+    pub fn abort_to_end_counted_ms(&self) -> Option<f64> {
+        self.abort_to_end_ms
+            .map(|ms| counted(ms, self.abort_to_end_cpu_wait_ms))
+    }
+}
+
+/// `ms` less `wait` (a wait longer than the span, which an adapter cannot
+/// measure, takes all of it).
+pub(crate) fn counted(ms: f64, wait: Option<f64>) -> f64 {
+    (ms - wait.unwrap_or(0.0).clamp(0.0, ms)).max(0.0)
 }

@@ -257,10 +257,28 @@ fn an_abort_while_a_call_is_pending_keeps_the_finished_results() {
                 peak_memory_growth_bytes: 0.0,
                 delivered_bytes: 10.0,
                 abort_to_end_ms: Some(5_000.0),
+                cpu_wait_ms: None,
+                abort_to_end_cpu_wait_ms: None,
             })
         },
         &[requirements::CAN_02],
     );
+    // the abort's end counts without the turn's waits for a CPU (the
+    // machine's load), and only without them
+    let after_abort = |ms: f64, wait: f64| {
+        move |o: &mut BoundaryObservation| {
+            o.measured = Some(Measured {
+                wall_ms: ms + 5.0,
+                peak_memory_growth_bytes: 0.0,
+                delivered_bytes: 10.0,
+                abort_to_end_ms: Some(ms),
+                cpu_wait_ms: Some(wait),
+                abort_to_end_cpu_wait_ms: Some(wait),
+            })
+        }
+    };
+    check(&s, after_abort(1_900.0, 1_000.0), &[]);
+    check(&s, after_abort(1_900.0, 800.0), &[requirements::CAN_02]);
 }
 
 #[test]
@@ -370,10 +388,31 @@ fn huge_arguments_are_answered_within_the_bounds() {
                 peak_memory_growth_bytes: 1.5e9,
                 delivered_bytes: 10.0,
                 abort_to_end_ms: None,
+                cpu_wait_ms: None,
+                abort_to_end_cpu_wait_ms: None,
             })
         },
         &[requirements::ARGS_01],
     );
+    // a turn's time counts without its waits for a CPU: a turn over the
+    // bound on a loaded machine is within it, and one over the bound
+    // without its waits is not; a wait longer than the turn takes it all
+    let took = |wall_ms: f64, wait: f64| {
+        move |o: &mut BoundaryObservation| {
+            o.measured = Some(Measured {
+                wall_ms,
+                peak_memory_growth_bytes: 0.0,
+                delivered_bytes: 10.0,
+                abort_to_end_ms: None,
+                cpu_wait_ms: Some(wait),
+                abort_to_end_cpu_wait_ms: None,
+            })
+        }
+    };
+    check(&s, took(1_800.0, 900.0), &[]);
+    check(&s, took(1_800.0, 700.0), &[requirements::ARGS_01]);
+    check(&s, took(1_800.0, 5_000.0), &[]);
+    check(&s, took(1_200.0, 0.0), &[requirements::ARGS_01]);
     check(
         &s,
         |o| {

@@ -112,6 +112,29 @@ test('a start records how its body settled before the turn ended, and a rejectio
   assert.deepEqual(stuck.ran, [{ tool: 0, callId: 'c1', settled: 'pending' }]);
 });
 
+test("the turn's waits for a CPU come from the scheduler's statistics and are part of what is measured", async (t) => {
+  const { cpuWaitMs, schedstatWaitMs, observeCase } = await import('../observe.mjs');
+  // ns on a CPU, ns waiting for one, timeslices: the second is the wait
+  assert.equal(schedstatWaitMs('1373559906 760429235 201\n'), 760.429235);
+  assert.equal(schedstatWaitMs('1373559906 760429235'), undefined);
+  assert.equal(schedstatWaitMs('1 -2 3'), undefined);
+  assert.equal(schedstatWaitMs(''), undefined);
+  if (cpuWaitMs() === undefined) {
+    t.skip('no /proc/thread-self/schedstat here: the wall time alone is measured');
+    return;
+  }
+  const o = await observeCase(rejectsOnAThrow, {
+    tools: [{ name: 'ok', inputSchema: schema, behaviour: { returns: 1 } }],
+    turn: [{ id: 'c1', name: 'ok', arguments: {} }],
+    abort: { afterSettled: 'c1' },
+  }, { settleMs: 2000 });
+  const m = o.measured;
+  assert.equal(typeof m.cpuWaitMs, 'number');
+  assert.ok(m.cpuWaitMs >= 0 && m.cpuWaitMs <= m.wallMs + 0.01, JSON.stringify(m));
+  assert.equal(typeof m.abortToEndCpuWaitMs, 'number', JSON.stringify(m));
+  assert.ok(m.abortToEndCpuWaitMs <= m.cpuWaitMs, JSON.stringify(m));
+});
+
 test('carriesAbort: the signal reason, an AbortError, or either in the cause chain', async () => {
   const { carriesAbort } = await import('../observe.mjs');
   const c = new AbortController();

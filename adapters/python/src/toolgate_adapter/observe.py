@@ -165,6 +165,27 @@ def _checker(spec: dict[str, Any] | None) -> Callable[[Any], str | None] | None:
     return check
 
 
+def cpu_wait_ms() -> float | None:
+    """How long this thread has waited for a CPU while ready to run, in ms;
+    ``None`` where the system does not say. The turn's time is judged
+    without these waits: they are the machine's load, not the runtime's
+    work. This thread is the one that runs the event loop of the turn."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="latin-1") as stats:
+            return schedstat_wait_ms(stats.read())
+    except OSError:
+        return None
+
+
+def schedstat_wait_ms(line: str) -> float | None:
+    """The wait in a line of Linux's ``/proc/<pid>/task/<tid>/schedstat``:
+    ns on a CPU, ns waiting for one while runnable, timeslices."""
+    fields = line.split()
+    if len(fields) != 3 or not fields[1].isdigit():
+        return None
+    return int(fields[1]) / 1e6
+
+
 def _peak_rss_bytes() -> int:
     # Linux reports ru_maxrss in KiB
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -180,6 +201,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     started: set[int] = set()
     settled: set[int] = set()
     aborted_at: list[float] = []
+    wait_at_abort: list[float | None] = []
     # the abort on the clock tool events carry ("at", time.monotonic())
     aborted_on: list[float] = []
     specs: list[dict[str, Any]] = scenario["tools"]
@@ -190,6 +212,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
             return
         aborted_at.append(time.perf_counter())
         aborted_on.append(time.monotonic())
+        wait_at_abort.append(cpu_wait_ms())
         signal.abort()
         task = holder.get("turn")
         if by_task and task is not None:
@@ -296,6 +319,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
 
     escaped_before = ESCAPES.count
     rss_before = _peak_rss_bytes()
+    wait_at_start = cpu_wait_ms()
     start = time.perf_counter()
     task: asyncio.Task[TurnOutcome] = loop.create_task(shim.run_turn(turn))
     holder["turn"] = task
@@ -304,6 +328,7 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     done, _ = await asyncio.wait({task}, timeout=settle_ms / 1000)
     end = time.perf_counter()
     ended_on = time.monotonic()
+    wait_at_end = cpu_wait_ms()
     # whether the signal had aborted when the turn raised: the task's end
     # came before this line, so an abort the kit made after it is not
     after_abort = bool(aborted_on) and aborted_on[0] <= ended_on
@@ -329,6 +354,11 @@ async def observe_case(shim: ModuleType, scenario: dict[str, Any], *, settle_ms:
     }
     if aborted_at and not pending:
         measured["abortToEndMs"] = _round(max(0.0, end - aborted_at[0]))
+    if wait_at_start is not None and wait_at_end is not None:
+        measured["cpuWaitMs"] = round(max(0.0, wait_at_end - wait_at_start), 3)
+        waited_from_abort = wait_at_abort[0] if wait_at_abort else None
+        if "abortToEndMs" in measured and waited_from_abort is not None:
+            measured["abortToEndCpuWaitMs"] = round(max(0.0, wait_at_end - waited_from_abort), 3)
     observation: dict[str, Any] = {
         "registration": "ok",
         "turn": "completed",

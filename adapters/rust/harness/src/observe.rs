@@ -94,6 +94,8 @@ struct Watch<'a> {
     case: &'a Case<'a>,
     signal: CancellationToken,
     aborted_at: Option<Instant>,
+    /// This thread's waits for a CPU when the abort came.
+    waited_at_abort: Option<f64>,
     ran: Vec<Map<String, Value>>,
     started: Vec<usize>,
     /// Each settle, matched to its start once the turn ended.
@@ -111,6 +113,7 @@ impl<'a> Watch<'a> {
             case,
             signal,
             aborted_at: None,
+            waited_at_abort: None,
             ran: Vec::new(),
             started: Vec::new(),
             settles: Vec::new(),
@@ -124,6 +127,7 @@ impl<'a> Watch<'a> {
         if self.aborted_at.is_none() {
             let now = Instant::now();
             self.aborted_at = Some(now);
+            self.waited_at_abort = cpu_wait_ms();
             if let Some(mirror) = &self.mirror {
                 mirror(Happened::Aborted(now));
             }
@@ -358,6 +362,7 @@ pub async fn observe_case<S: Shim>(
 
     let panics_before = panics::runtime_panics();
     let rss_before = peak_rss_bytes();
+    let waited_at_start = cpu_wait_ms();
     let start = Instant::now();
     if case.timing.before {
         watch.abort();
@@ -403,6 +408,7 @@ pub async fn observe_case<S: Shim>(
         drop(turn);
         Instant::now()
     };
+    let waited_at_end = cpu_wait_ms();
     // events already sent (a body settled just before the end) are taken;
     // which of them count is decided by when they happened
     while let Ok(event) = events.try_recv() {
@@ -423,6 +429,12 @@ pub async fn observe_case<S: Shim>(
             "abortToEndMs".into(),
             millis(end.saturating_duration_since(at)),
         );
+    }
+    if let (Some(from), Some(to)) = (waited_at_start, waited_at_end) {
+        measured.insert("cpuWaitMs".into(), thousandths(to - from));
+        if let (Some(from), true) = (watch.waited_at_abort, measured.contains_key("abortToEndMs")) {
+            measured.insert("abortToEndCpuWaitMs".into(), thousandths(to - from));
+        }
     }
     let mut observation = Map::new();
     observation.insert("registration".into(), "ok".into());
@@ -497,7 +509,30 @@ pub async fn observe_case<S: Shim>(
 }
 
 fn millis(elapsed: Duration) -> Value {
-    json!((elapsed.as_secs_f64() * 1_000_000.0).round() / 1000.0)
+    thousandths(elapsed.as_secs_f64() * 1000.0)
+}
+
+/// Milliseconds to three decimals, never below 0.
+fn thousandths(ms: f64) -> Value {
+    json!((ms.max(0.0) * 1000.0).round() / 1000.0)
+}
+
+/// How long this thread has waited for a CPU while ready to run, in ms;
+/// `None` where the system does not say. The turn's time is judged
+/// without these waits: they are the machine's load, not the runtime's
+/// work. This thread is the one the case's current-thread runtime runs
+/// the turn on.
+fn cpu_wait_ms() -> Option<f64> {
+    schedstat_wait_ms(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+}
+
+/// The wait in a line of Linux's `/proc/<pid>/task/<tid>/schedstat`: ns
+/// on a CPU, ns waiting for one while runnable, timeslices.
+fn schedstat_wait_ms(line: &str) -> Option<f64> {
+    match line.split_whitespace().collect::<Vec<_>>()[..] {
+        [_, waited, _] => waited.parse::<u64>().ok().map(|ns| ns as f64 / 1e6),
+        _ => None,
+    }
 }
 
 /// The process's peak resident set, in bytes (Linux reports KiB).
@@ -550,7 +585,7 @@ mod tests {
         }
     }
 
-    fn ran(shim: &Remote) -> Value {
+    fn observation(shim: &Remote) -> Value {
         let scenario = json!({
             "tools": [{"name": "t", "description": "", "inputSchema": {"type": "object"},
                        "behaviour": {"returns": 1}}],
@@ -570,7 +605,32 @@ mod tests {
         let Answer::Observation(observation) = answer else {
             panic!("no observation");
         };
-        observation["ran"].clone()
+        observation
+    }
+
+    fn ran(shim: &Remote) -> Value {
+        observation(shim)["ran"].clone()
+    }
+
+    #[test]
+    fn the_turns_waits_for_a_cpu_come_from_the_schedulers_statistics() {
+        // ns on a CPU, ns waiting for one while runnable, timeslices
+        assert_eq!(
+            schedstat_wait_ms("1373559906 760429235 201\n"),
+            Some(760.429235)
+        );
+        assert_eq!(schedstat_wait_ms("1373559906 760429235"), None);
+        assert_eq!(schedstat_wait_ms("1 -2 3"), None);
+        assert_eq!(schedstat_wait_ms(""), None);
+        let measured = &observation(&Remote { relays: true })["measured"];
+        match cpu_wait_ms() {
+            Some(_) => {
+                let waited = measured["cpuWaitMs"].as_f64().expect("cpuWaitMs");
+                let wall = measured["wallMs"].as_f64().expect("wallMs");
+                assert!((0.0..=wall + 0.01).contains(&waited), "{measured}");
+            }
+            None => assert!(measured.get("cpuWaitMs").is_none(), "{measured}"),
+        }
     }
 
     #[test]
