@@ -792,13 +792,16 @@ fn judge_attempt(
             // first is all there is
             return first;
         }
-        // a failure on a turn called pending while it was still working:
+        // a verdict on a turn called pending while it was still working:
         // the machine's load may be why it had not ended, so it gets the
-        // most patience (a warning would stay one either way); a turn
-        // still working after that many windows is slow beyond what load
-        // explains, and its verdict is kept
+        // most patience. A warning too: a turn held by huge arguments
+        // (a SHOULD) may end by running the tool on arguments it refuses
+        // (a MUST), as langgraph-python's did beside two spinning loops.
+        // A turn still working after that many windows is slow beyond
+        // what load explains, and its verdict is kept
         let working = busy.is_some_and(|b| b >= crate::busy::IDLE_BELOW);
-        if working && second.window && second.status == Status::Fail && patience < MAX_PATIENCE {
+        let judged = matches!(second.status, Status::Fail | Status::Warn);
+        if working && second.window && judged && patience < MAX_PATIENCE {
             patience = MAX_PATIENCE;
             continue;
         }

@@ -461,22 +461,24 @@ fn a_reply_read_late_that_came_after_the_timeout_is_a_timeout() {
     adapter.finish();
 }
 
-/// A turn called pending when the adapter's window closed: a failure
-/// whose adapter was still working then (a slow turn on a loaded machine)
-/// gets a third run with more patience and is judged on how the turn ends;
-/// one whose adapter sat idle (stuck) keeps its verdict after the usual
-/// second run; one still working after the most patience keeps it too.
+/// A turn called pending when the adapter's window closed: a failure or a
+/// warning whose adapter was still working then (a slow turn on a loaded
+/// machine) gets a third run with more patience and is judged on how the
+/// turn ends; one whose adapter sat idle (stuck) keeps its verdict after
+/// the usual second run; one still working after the most patience keeps
+/// it too.
 #[test]
 fn a_pending_turn_still_working_gets_more_patience_and_a_stuck_one_does_not() {
-    let once = |fault: &str| {
+    let on = |fault: &str, case: &str| {
         let dir = tempfile::tempdir().unwrap();
         let mut options = faulty(fault, 2, dir.path());
-        options.cases = vec!["boundary-failures/throws-an-error".into()];
+        options.cases = vec![case.into()];
         options.implementation.as_mut().unwrap().timeout = Duration::from_secs(20);
         let report = run(&options).unwrap_or_else(|e| panic!("{fault}: {e}"));
         assert_eq!(report.cases.len(), 1, "{fault}");
         (report.cases[0].clone(), report.exit_code)
     };
+    let once = |fault: &str| on(fault, "boundary-failures/throws-an-error");
     let reran = |o: &CaseOutcome| o.reran.clone().unwrap_or_default();
     let (slow, code) = once("slow-turn");
     assert_eq!((slow.status, code), (Status::Pass, 0), "{slow:?}");
@@ -499,4 +501,22 @@ fn a_pending_turn_still_working_gets_more_patience_and_a_stuck_one_does_not() {
         "{busy:?}"
     );
     assert_eq!(busy.requirements, ["BOUNDARY-LINK-01"]);
+
+    // a turn held by huge arguments is a warning (ARGS-01, a SHOULD) while
+    // it is pending; how it ends may be anything, so a working one is
+    // given the most patience too
+    let huge = "boundary-arguments/arguments-of-999000-keys";
+    let (slow, code) = on("slow-turn", huge);
+    assert_eq!((slow.status, code), (Status::Pass, 0), "{slow:?}");
+    assert!(
+        reran(&slow).starts_with("ran again with 16 times"),
+        "{slow:?}"
+    );
+    let (stuck, code) = on("stuck-turn", huge);
+    assert_eq!((stuck.status, code), (Status::Warn, 0), "{stuck:?}");
+    assert!(
+        reran(&stuck).starts_with("ran again with 4 times"),
+        "{stuck:?}"
+    );
+    assert_eq!(stuck.requirements, ["BOUNDARY-ARGS-01"]);
 }

@@ -23,6 +23,7 @@ from toolgate_adapter.observe import (
     cpu_wait_ms,
     observe_case,
     schedstat_wait_ms,
+    window_owed,
 )
 
 DIRECT = load_shim(SHIMS / "direct")
@@ -152,6 +153,16 @@ def test_an_abort_after_a_call_settled_lets_the_runtime_see_its_result_first() -
     if cpu_wait_ms() is not None:
         assert 0 <= measured["cpuWaitMs"] <= measured["wallMs"] + 0.01, measured
         assert 0 <= measured["abortToEndCpuWaitMs"] <= measured["cpuWaitMs"], measured
+
+
+def test_the_window_is_owed_the_waits_for_a_cpu_up_to_one_more_window() -> None:
+    assert window_owed(100, 100.5, 2000, 0) == 0
+    assert window_owed(100, 400, 2000, 0) == 300
+    assert window_owed(100, 400, 2000, 300) == 0
+    assert window_owed(100, 900, 2000, 300) == 500
+    assert window_owed(0, 5000, 2000, 0) == 2000
+    assert window_owed(0, 5000, 2000, 2000) == 0
+    assert window_owed(None, 5000, 2000, 0) == 0
 
 
 def test_the_waits_for_a_cpu_are_read_from_the_schedulers_statistics() -> None:

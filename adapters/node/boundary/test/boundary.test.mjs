@@ -113,7 +113,16 @@ test('a start records how its body settled before the turn ended, and a rejectio
 });
 
 test("the turn's waits for a CPU come from the scheduler's statistics and are part of what is measured", async (t) => {
-  const { cpuWaitMs, schedstatWaitMs, observeCase } = await import('../observe.mjs');
+  const { cpuWaitMs, schedstatWaitMs, observeCase, windowOwed } = await import('../observe.mjs');
+  // the window is owed the waits since the turn started, up to one more
+  // window, less what it was given already
+  assert.equal(windowOwed(100, 100.5, 2000, 0), 0);
+  assert.equal(windowOwed(100, 400, 2000, 0), 300);
+  assert.equal(windowOwed(100, 400, 2000, 300), 0);
+  assert.equal(windowOwed(100, 900, 2000, 300), 500);
+  assert.equal(windowOwed(0, 5000, 2000, 0), 2000);
+  assert.equal(windowOwed(0, 5000, 2000, 2000), 0);
+  assert.equal(windowOwed(undefined, 5000, 2000, 0), 0);
   // ns on a CPU, ns waiting for one, timeslices: the second is the wait
   assert.equal(schedstatWaitMs('1373559906 760429235 201\n'), 760.429235);
   assert.equal(schedstatWaitMs('1373559906 760429235'), undefined);

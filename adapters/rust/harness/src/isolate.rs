@@ -14,7 +14,7 @@
 //! killed with its process group when it is answered.
 
 use crate::bodies::{EventKind, Release, ToolEvent};
-use crate::observe::{observe_case, ran_of, Answer, Happened, Mirror};
+use crate::observe::{self, observe_case, ran_of, Answer, Happened, Mirror};
 use crate::shim::Shim;
 use serde_json::{json, Value};
 use std::io::{Read, Seek, Write};
@@ -107,7 +107,23 @@ impl Child {
     /// Reads the child's lines until it is gone (killed past its window and
     /// grace), then answers.
     fn answer(self, scenario: &Value, window: Duration) -> Answer {
-        let deadline = self.origin + window + GRACE;
+        // the child's window is owed its thread's waits for a CPU (up to
+        // one more window, `observe::window_owed`); its deadline here too,
+        // read from the same statistics (the runtime's thread is the
+        // child's main thread)
+        let schedstat = format!("/proc/{}/schedstat", self.pid);
+        let waited_at_start = observe::waited_ms(&schedstat);
+        let window_ms = window.as_secs_f64() * 1000.0;
+        let deadline_now = || {
+            let owed = observe::window_owed(
+                waited_at_start,
+                observe::waited_ms(&schedstat),
+                window_ms,
+                0.0,
+            );
+            self.origin + window + Duration::from_secs_f64(owed / 1000.0) + GRACE
+        };
+        let mut deadline = deadline_now();
         let mut text = Vec::new();
         let mut killed = false;
         let mut status: Option<libc::c_int> = None;
@@ -143,6 +159,9 @@ impl Child {
             }
             if eof || (status.is_some() && ready <= 0) {
                 break;
+            }
+            if !killed && Instant::now() >= deadline {
+                deadline = deadline_now();
             }
             if !killed && Instant::now() >= deadline {
                 killed = true;

@@ -367,7 +367,11 @@ pub async fn observe_case<S: Shim>(
     if case.timing.before {
         watch.abort();
     }
-    let deadline = tokio::time::Instant::now() + settle;
+    // the window counts the turn's time as the bounds do, without this
+    // thread's waits for a CPU: the waits are owed back, up to one more
+    // window (so that it stays well within the runner's --timeout)
+    let mut deadline = tokio::time::Instant::now() + settle;
+    let mut extended = 0.0;
     let mut turn = Some(
         AssertUnwindSafe(shim.run_turn(turn))
             .catch_unwind()
@@ -390,7 +394,15 @@ pub async fn observe_case<S: Shim>(
             },
             Some(event) = events.recv() => watch.record(event),
             _ = tokio::task::yield_now(), if watch.armed.is_some() => watch.round(),
-            _ = tokio::time::sleep_until(deadline) => break Ended::Pending,
+            _ = tokio::time::sleep_until(deadline) => {
+                let settle_ms = settle.as_secs_f64() * 1000.0;
+                let owed = window_owed(waited_at_start, cpu_wait_ms(), settle_ms, extended);
+                if owed == 0.0 {
+                    break Ended::Pending;
+                }
+                extended += owed;
+                deadline += Duration::from_secs_f64(owed / 1000.0);
+            }
         }
     };
     // a dropped turn's bodies settle as it is dropped (Rust's
@@ -523,7 +535,33 @@ fn thousandths(ms: f64) -> Value {
 /// work. This thread is the one the case's current-thread runtime runs
 /// the turn on.
 fn cpu_wait_ms() -> Option<f64> {
-    schedstat_wait_ms(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+    waited_ms("/proc/thread-self/schedstat")
+}
+
+/// The waits for a CPU a `schedstat` file of `/proc` tells, in ms.
+pub(crate) fn waited_ms(schedstat: &str) -> Option<f64> {
+    schedstat_wait_ms(&std::fs::read_to_string(schedstat).ok()?)
+}
+
+/// How much longer a window of `settle_ms` runs after `extended` ms were
+/// added already, for the waits for a CPU since the turn started: at most
+/// one more window in all, and 0 when less than a millisecond is owed or
+/// the waits are not known.
+pub(crate) fn window_owed(
+    at_start: Option<f64>,
+    now: Option<f64>,
+    settle_ms: f64,
+    extended: f64,
+) -> f64 {
+    let (Some(at_start), Some(now)) = (at_start, now) else {
+        return 0.0;
+    };
+    let owed = (now - at_start).min(settle_ms) - extended;
+    if owed >= 1.0 {
+        owed
+    } else {
+        0.0
+    }
 }
 
 /// The wait in a line of Linux's `/proc/<pid>/task/<tid>/schedstat`: ns
@@ -622,6 +660,15 @@ mod tests {
         assert_eq!(schedstat_wait_ms("1373559906 760429235"), None);
         assert_eq!(schedstat_wait_ms("1 -2 3"), None);
         assert_eq!(schedstat_wait_ms(""), None);
+        // the window is owed the waits since the turn started, up to one
+        // more window, less what it was given already
+        assert_eq!(window_owed(Some(100.0), Some(100.5), 2000.0, 0.0), 0.0);
+        assert_eq!(window_owed(Some(100.0), Some(400.0), 2000.0, 0.0), 300.0);
+        assert_eq!(window_owed(Some(100.0), Some(400.0), 2000.0, 300.0), 0.0);
+        assert_eq!(window_owed(Some(100.0), Some(900.0), 2000.0, 300.0), 500.0);
+        assert_eq!(window_owed(Some(0.0), Some(5000.0), 2000.0, 0.0), 2000.0);
+        assert_eq!(window_owed(Some(0.0), Some(5000.0), 2000.0, 2000.0), 0.0);
+        assert_eq!(window_owed(None, Some(5000.0), 2000.0, 0.0), 0.0);
         let measured = &observation(&Remote { relays: true })["measured"];
         match cpu_wait_ms() {
             Some(_) => {
