@@ -190,6 +190,12 @@ struct MatrixArgs {
     /// The seed of the generated cases (default: a random one, printed).
     #[arg(long, value_name = "SEED", requires = "generate")]
     seed: Option<u64>,
+    /// Leave out of every runtime the cases whose id matches this glob
+    /// (repeatable; each must match a case). The matrix records it, and the
+    /// cells only those cases decide show untested. Not with
+    /// --write-baselines: a baseline must hold every failure.
+    #[arg(long, value_name = "GLOB", conflicts_with = "write_baselines")]
+    exclude: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -428,6 +434,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
                 jobs_per_runtime: usize::from(args.jobs_per_runtime),
                 generate: args.generate,
                 seed: args.seed,
+                exclude: args.exclude,
             };
             let (matrix, exit) = toolgate_runner::matrix::run::run_matrix(&options)?;
             toolgate_runner::matrix::write_all(&matrix, &args.out)?;

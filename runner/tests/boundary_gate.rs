@@ -2,21 +2,20 @@
 //! positive control, `adapters/node/runtimes/toolgate-wall` (an executor that
 //! keeps the whole wall), passes every boundary case under `--strict`, and
 //! every deliberately broken copy of it listed in its `mutants.json` is
-//! caught, the gate naming each requirement the mutant lists.
+//! caught by the cases about the requirements it breaks, the gate naming
+//! exactly those the mutant lists.
 //!
 //! Needs Node 20 and `npm ci` in the wall's folder (`.ci/run` does both).
 //! Without them these tests say so and pass, unless `TOOLGATE_REQUIRE_NODE=1`,
 //! where they fail.
 
 use common::mutants::Mutant;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 use toolgate_runner::cases;
 use toolgate_runner::outcome::Status;
-use toolgate_runner::report::RunReport;
 use toolgate_runner::run::{run, RunOptions};
 
 mod common;
@@ -104,33 +103,16 @@ fn the_wall_passes_every_boundary_case_strictly() {
 }
 
 #[test]
-fn every_mutant_of_the_wall_is_caught_naming_its_requirements() {
+fn every_mutant_of_the_wall_is_caught_naming_exactly_its_requirements() {
     let _turn = turn();
     if !ready() {
         return;
     }
     let source = std::fs::read_to_string(wall_dir().join("shim.mjs")).unwrap();
     let mutants = common::mutants::load(&wall_dir().join("mutants.json"));
-    // every MUST requirement is seen failing on some broken shim
-    let covered: BTreeSet<&str> = mutants
-        .iter()
-        .flat_map(|m| m.requirements.iter().map(String::as_str))
-        .collect();
-    let musts = [
-        "BOUNDARY-LINK-01",
-        "BOUNDARY-RUN-01",
-        "BOUNDARY-UNK-01",
-        "BOUNDARY-VAL-01",
-        "BOUNDARY-ERR-01",
-        "BOUNDARY-TURN-01",
-        "BOUNDARY-OUT-01",
-        "BOUNDARY-CAN-01",
-        "BOUNDARY-PROC-01",
-    ];
-    for id in musts {
-        assert!(covered.contains(id), "no mutant breaks {id}");
-    }
-    let corpus = cases::corpus(None).unwrap();
+    let corpus = common::corpus_of("boundary");
+    // every MUST requirement of the suite is seen failing on some broken wall
+    common::mutants::cover_every_must(&mutants, &corpus, 9);
     let tmp = tempfile::tempdir().unwrap();
     let problems = common::mutants::check_all(&mutants, |m| {
         check_mutant(m, &source, tmp.path(), &corpus).err()
@@ -169,25 +151,23 @@ fn every_attribution_mutant_of_the_wall_names_exactly_its_requirements() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Runs the cases about `m`'s requirements on a mutated copy of the wall.
+/// Runs the boundary cases about `m`'s requirements on a mutated copy of
+/// the wall: caught, naming exactly the requirements it lists (over those
+/// cases), as the Python and Rust walls' gates judge theirs.
 fn check_mutant(
     m: &Mutant,
     source: &str,
     tmp: &Path,
     corpus: &[cases::RunCase],
 ) -> Result<(), String> {
+    let about = common::mutants::cases_about(m, corpus)?;
     let dir = mutated_wall(m, source, tmp)?;
-    // every boundary case: a break is often seen by cases about another
-    // requirement (an unhandled rejection shows in the failure cases)
-    let o = options(&dir);
-    if !corpus
-        .iter()
-        .any(|c| c.requirements.iter().any(|r| m.requirements.contains(r)))
-    {
-        return Err(format!("{}: no case is about {:?}", m.name, m.requirements));
-    }
-    let report = run(&o).map_err(|e| format!("{}: {e}", m.name))?;
-    verdict(m, &report)
+    let report = run(&RunOptions {
+        cases: about,
+        ..options(&dir)
+    })
+    .map_err(|e| format!("{}: the gate did not run: {e}", m.name))?;
+    common::mutants::caught_exactly(m, &report)
 }
 
 /// A copy of the wall with `m` applied, in `tmp/<name>`.
@@ -265,30 +245,6 @@ fn generated_cases_pass_the_wall_and_catch_a_mutant_shrunk_and_replayed() {
         .contains(&"BOUNDARY-RUN-01".to_string()));
 }
 
-fn verdict(m: &Mutant, report: &RunReport) -> Result<(), String> {
-    let named: BTreeSet<&str> = report
-        .cases
-        .iter()
-        .flat_map(|c| c.requirements.iter().map(String::as_str))
-        .collect();
-    let missing: Vec<&str> = m
-        .requirements
-        .iter()
-        .map(String::as_str)
-        .filter(|r| !named.contains(r))
-        .collect();
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: the gate never names {} (it names {})",
-            m.name,
-            missing.join(", "),
-            named.iter().copied().collect::<Vec<_>>().join(" ")
-        ))
-    }
-}
-
 /// The matrix as a campaign across runtimes: `--generate` runs the same
 /// generated cases (one seed) on every row; a baseline it writes records
 /// each failure's fingerprint and expects the same run; a failure on the
@@ -339,6 +295,12 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
         jobs_per_runtime: 1,
         generate,
         seed: Some(20261202),
+        exclude: Vec::new(),
+    };
+    // what CI leaves out of its matrix (.ci/run): the whole matrix runs them
+    let huge = |o: MatrixOptions| MatrixOptions {
+        exclude: vec!["*999000*".into(), "*/huge-arguments-*".into()],
+        ..o
     };
     let (written, exit) = run_matrix(&options(true, 8)).expect("the matrix runs");
     assert_eq!(exit, 0);
@@ -360,18 +322,39 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
     assert!(!listed.is_empty(), "{baseline}");
     assert!(listed.iter().all(|l| l.contains(" @")), "{baseline}");
 
-    let (whole, exit) = run_matrix(&options(false, 8)).expect("the matrix runs");
+    let (whole, exit) = run_matrix(&huge(options(false, 8))).expect("the matrix runs");
     assert_eq!(
         exit, 0,
-        "the written baselines expect the run they came from"
+        "the written baselines expect the run they came from, less the cases left out"
     );
+    // cases left out are not run, named by the matrix and on its table; a
+    // baseline entry of theirs is not stale
+    let left_out = |id: &str| id.contains("999000") || id.contains("/huge-arguments-");
+    assert!(written.rows[1].cases.iter().any(|c| left_out(&c.id)));
+    assert!(whole
+        .rows
+        .iter()
+        .all(|r| !r.cases.iter().any(|c| left_out(&c.id))));
+    assert_eq!(whole.excluded, huge(options(false, 8)).exclude);
+    assert!(
+        toolgate_runner::matrix::markdown::table(&whole).contains("`*999000*`"),
+        "the table says what it left out"
+    );
+    let bad = MatrixOptions {
+        exclude: vec!["boundary-no-such-group/*".into()],
+        ..options(false, 0)
+    };
+    let e = run_matrix(&bad).unwrap_err().to_string();
+    assert!(e.contains("no case of the boundary suite"), "{e}");
+    let e = run_matrix(&huge(options(true, 0))).unwrap_err().to_string();
+    assert!(e.contains("--write-baselines"), "{e}");
     // one runtime per job, each written and read back, then merged
     let mut parts = Vec::new();
     for (id, jobs_per_runtime) in [("broken", 2), ("wall", 1)] {
         let part = MatrixOptions {
             only: vec![id.into()],
             jobs_per_runtime,
-            ..options(false, 8)
+            ..huge(options(false, 8))
         };
         let (matrix, exit) = run_matrix(&part).expect("the matrix runs");
         assert_eq!(exit, 0);
@@ -433,6 +416,15 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
     assert!(
         twice.to_string().contains("runtime broken is given twice"),
         "{twice}"
+    );
+    let mut whole_part = parts[1].clone();
+    whole_part.1.excluded.clear();
+    let other = matrix_merge::merge(vec![parts[0].clone(), whole_part]).unwrap_err();
+    assert!(
+        other
+            .to_string()
+            .contains("with other cases left out (none, not"),
+        "{other}"
     );
 
     // the same case failing on the same requirements, but not as recorded

@@ -133,6 +133,7 @@ fn matrix(suite: &str, rows: Vec<(RuntimeEntry, Vec<&str>)>) -> Matrix {
         machine: "test".into(),
         duration_secs: 30.0,
         runtimes: rows.iter().map(|r| r.runtime.id.clone()).collect(),
+        excluded: Vec::new(),
         requirements,
         rows,
     }

@@ -58,5 +58,8 @@ pub fn table(matrix: &Matrix) -> String {
          toolgate {}, {}, {} ({:.0} s).\n",
         matrix.toolgate, matrix.generated, matrix.machine, matrix.duration_secs
     );
+    if let Some(left_out) = super::left_out(matrix) {
+        let _ = writeln!(out, "\n{left_out}");
+    }
     out
 }

@@ -3,8 +3,9 @@
 //! DIR/matrix.json ... --out matrix` joins the parts' `matrix.json` into
 //! the matrix one run of every runtime writes: the rows in the runtimes
 //! file's order, and the page, table and badges written from it. Parts of
-//! another suite, toolgate or runtimes file, a runtime given twice and a
-//! runtime missing are refused, each naming the file.
+//! another suite, toolgate or runtimes file, parts that left out other
+//! cases, a runtime given twice and a runtime missing are refused, each
+//! naming the file.
 
 use super::{Matrix, Row};
 use crate::Error;
@@ -44,6 +45,12 @@ pub fn merge(parts: Vec<(PathBuf, Matrix)>) -> Result<Matrix, Error> {
             Some("made from another runtimes file".to_string())
         } else if part.requirements != first.requirements {
             Some("graded on other requirements".to_string())
+        } else if part.excluded != first.excluded {
+            Some(format!(
+                "with other cases left out ({}, not {})",
+                excluded_text(&part.excluded),
+                excluded_text(&first.excluded)
+            ))
         } else {
             None
         };
@@ -100,9 +107,19 @@ pub fn merge(parts: Vec<(PathBuf, Matrix)>) -> Result<Matrix, Error> {
         machine: machines.join("; "),
         duration_secs: duration,
         runtimes: first.runtimes.clone(),
+        excluded: first.excluded.clone(),
         requirements: first.requirements.clone(),
         rows: ordered,
     })
+}
+
+/// `--exclude` globs as a merge's refusal names them.
+fn excluded_text(globs: &[String]) -> String {
+    if globs.is_empty() {
+        "none".to_string()
+    } else {
+        globs.join(" ")
+    }
 }
 
 /// The exit code of the matrix: the worst of its rows' runs.

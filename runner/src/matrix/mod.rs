@@ -235,8 +235,27 @@ pub struct Matrix {
     /// rows may be fewer: `--runtime`); what a merge of parts must cover.
     #[serde(default)]
     pub runtimes: Vec<String>,
+    /// The case globs left out of every row (`toolgate matrix --exclude`):
+    /// the cells those cases decide show untested, and the page says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
     pub requirements: Vec<Requirement>,
     pub rows: Vec<Row>,
+}
+
+/// The sentence the table and the page say when cases were left out of
+/// every row: which, and that the cells they decide show untested.
+pub fn left_out(matrix: &Matrix) -> Option<String> {
+    if matrix.excluded.is_empty() {
+        return None;
+    }
+    let globs: Vec<String> = matrix.excluded.iter().map(|g| format!("`{g}`")).collect();
+    Some(format!(
+        "Left out of every row (--exclude): {}. Each cell is graded on the cases that ran, so it \
+         may pass here where the whole matrix's fails; one that only those cases decide shows · \
+         (untested).",
+        globs.join(", ")
+    ))
 }
 
 /// Grades one cell from a runtime's cases.
@@ -396,11 +415,28 @@ mod tests {
             machine: "test".into(),
             duration_secs: 1.0,
             runtimes: Vec::new(),
+            excluded: Vec::new(),
             requirements: vec![requirement("R", Weight::Must)],
             rows: Vec::new(),
         };
         let mut json = serde_json::to_value(&matrix).unwrap();
         validate_json(&json).unwrap();
+        // nothing left out: no key, and no sentence saying so
+        assert!(json.get("excluded").is_none());
+        assert_eq!(left_out(&matrix), None);
+        let partial = Matrix {
+            excluded: vec!["boundary-outputs/*".into()],
+            ..matrix.clone()
+        };
+        validate_json(&serde_json::to_value(&partial).unwrap()).unwrap();
+        assert!(markdown::table(&partial)
+            .contains("Left out of every row (--exclude): `boundary-outputs/*`"));
+        json["excluded"] = serde_json::json!([]);
+        assert!(
+            validate_json(&json).is_err(),
+            "an empty list is never written"
+        );
+        json.as_object_mut().unwrap().remove("excluded");
         json["requirements"][0]["level"] = "maybe".into();
         assert!(validate_json(&json).is_err());
     }

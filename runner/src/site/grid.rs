@@ -110,6 +110,9 @@ pub(super) fn page(site: &Site, suite: &SuiteView) -> String {
             "A row is a runtime driven through its own execution path; a column is a requirement (MUST upright, "
             em { "SHOULD" } " slanted; hover or focus an id for its sentence). Open a cell for its cases."
         }
+        @if let Some(left_out) = crate::matrix::left_out(m) {
+            p.meta { (left_out.replace('`', "")) }
+        }
         (legend())
         div.controls hidden {
             span { "Language:" }
