@@ -29,18 +29,15 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
             .collect(),
         Err(_) => load_dir(dir, &toolgate_suites::all()).unwrap_or_else(|e| panic!("{e}")),
     };
-    for (path, mut file) in files {
+    let observed = observe_all(&files);
+    for ((path, mut file), observed) in files.into_iter().zip(observed) {
         let mut changed = false;
-        for i in 0..file.cases.len() {
+        for (i, actual) in observed.into_iter().enumerate() {
             let id = file.id(&file.cases[i]);
-            let Some(suite) = toolgate_suites::get(&file.suite) else {
-                problems.push(format!("{id}: no suite {}", file.suite));
-                continue;
-            };
-            let actual: Json = match suite.observe(&file.cases[i].scenario) {
+            let actual: Json = match actual {
                 Ok(o) => o,
                 Err(e) => {
-                    problems.push(format!("{id}: the oracle cannot run it: {e}"));
+                    problems.push(format!("{id}: {e}"));
                     continue;
                 }
             };
@@ -69,6 +66,54 @@ fn check(dir: &Path, bless: bool) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The oracle's observation of every case of `files` (or why there is
+/// none), in their order. The cases are independent, so they are observed
+/// on every core: the workspace suite's two cases that wait out its 10 s
+/// bash limit took 20 of this test's 31 s one after the other.
+fn observe_all(
+    files: &[(std::path::PathBuf, toolgate_corpus::case_file::CaseFile)],
+) -> Vec<Vec<Result<Json, String>>> {
+    let work: Vec<(usize, usize)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(f, (_, file))| (0..file.cases.len()).map(move |c| (f, c)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(&(f, c)) = work.get(at) else { return };
+                let file = &files[f].1;
+                let observed = match toolgate_suites::get(&file.suite) {
+                    None => Err(format!("no suite {}", file.suite)),
+                    Some(suite) => suite
+                        .observe(&file.cases[c].scenario)
+                        .map_err(|e| format!("the oracle cannot run it: {e}")),
+                };
+                done.lock().unwrap().push((f, c, observed));
+            });
+        }
+    });
+    let mut out: Vec<Vec<Option<Result<Json, String>>>> = files
+        .iter()
+        .map(|(_, file)| file.cases.iter().map(|_| None).collect())
+        .collect();
+    for (f, c, observed) in done.into_inner().unwrap() {
+        out[f][c] = Some(observed);
+    }
+    out.into_iter()
+        .map(|cases| {
+            cases
+                .into_iter()
+                .map(|o| o.expect("every case observed"))
+                .collect()
+        })
+        .collect()
 }
 
 /// A minimal line diff: lines only in `old` start with `-`, only in `new` with `+`.

@@ -291,7 +291,8 @@ fn the_matrix_runs_one_seed_on_every_row_and_its_baselines_catch_a_changed_failu
         write_baselines,
         timeout: Duration::from_secs(60),
         progress: false,
-        jobs: 1,
+        // both rows at once: what is compared is what each row holds
+        jobs: 2,
         jobs_per_runtime: 1,
         generate,
         seed: Some(20261202),

@@ -63,9 +63,17 @@ toolgate-harness = {{ path = "{harness}" }}
 jsonschema = {{ version = "0.61", default-features = false }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order", "float_roundtrip"] }}
-tokio = {{ version = "1", features = ["rt", "macros", "sync", "time"] }}
+tokio = {{ version = "1", features = ["rt", "macros", "sync", "time", "rt-multi-thread"] }}
 tokio-util = "0.7"
 futures = "0.3"
+# not used: the two features `cargo test` turns on in the workspace (its
+# dev-dependencies': criterion's zerocopy `derive`, toolgate-core's tokio
+# `rt-multi-thread`), asked for so that cargo reuses the workspace's builds
+# of tokio, jsonschema and what depends on them. The toolgate crates are
+# compiled again all the same (a path dependency outside its workspace
+# has another hash); the harness's throwaway crate asks for the same
+# features and reuses those builds
+zerocopy = {{ version = "0.8", features = ["derive"] }}
 
 [[bin]]
 name = "toolgate-wall-rust-{name}"

@@ -77,7 +77,13 @@ publish = false
 [dependencies]
 toolgate-harness = {{ path = "{}" }}
 serde_json = "1"
-tokio = {{ version = "1", features = ["time"] }}
+# `rt-multi-thread` and zerocopy are not the team's: they are the features
+# `cargo test` turns on in toolgate's workspace (criterion's zerocopy
+# `derive`, toolgate-core's tokio `rt-multi-thread`), asked for so that
+# this crate's dependencies are the builds the workspace and
+# runner/tests/rust_gate.rs made, not a set of their own
+tokio = {{ version = "1", features = ["time", "rt-multi-thread"] }}
+zerocopy = {{ version = "0.8", features = ["derive"] }}
 
 [[test]]
 name = "toolgate"
