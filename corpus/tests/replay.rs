@@ -81,7 +81,8 @@ fn observe_all(
         .flat_map(|(f, (_, file))| (0..file.cases.len()).map(move |c| (f, c)))
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::new());
+    let observed: Vec<std::sync::OnceLock<Result<Json, String>>> =
+        work.iter().map(|_| std::sync::OnceLock::new()).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -89,30 +90,23 @@ fn observe_all(
                 let at = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(&(f, c)) = work.get(at) else { return };
                 let file = &files[f].1;
-                let observed = match toolgate_suites::get(&file.suite) {
+                let result = match toolgate_suites::get(&file.suite) {
                     None => Err(format!("no suite {}", file.suite)),
                     Some(suite) => suite
                         .observe(&file.cases[c].scenario)
                         .map_err(|e| format!("the oracle cannot run it: {e}")),
                 };
-                done.lock().unwrap().push((f, c, observed));
+                let _ = observed[at].set(result);
             });
         }
     });
-    let mut out: Vec<Vec<Option<Result<Json, String>>>> = files
+    // `work` is in file order: each file takes its cases' count in turn
+    let mut observed = observed
+        .into_iter()
+        .map(|o| o.into_inner().expect("every case observed"));
+    files
         .iter()
-        .map(|(_, file)| file.cases.iter().map(|_| None).collect())
-        .collect();
-    for (f, c, observed) in done.into_inner().unwrap() {
-        out[f][c] = Some(observed);
-    }
-    out.into_iter()
-        .map(|cases| {
-            cases
-                .into_iter()
-                .map(|o| o.expect("every case observed"))
-                .collect()
-        })
+        .map(|(_, file)| observed.by_ref().take(file.cases.len()).collect())
         .collect()
 }
 

@@ -236,7 +236,8 @@ pub struct Matrix {
     #[serde(default)]
     pub runtimes: Vec<String>,
     /// The case globs left out of every row (`toolgate matrix --exclude`):
-    /// the cells those cases decide show untested, and the page says so.
+    /// cells are graded on the cases that ran, and the table and the page
+    /// say what was left out ([`left_out`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
     pub requirements: Vec<Requirement>,
@@ -244,7 +245,7 @@ pub struct Matrix {
 }
 
 /// The sentence the table and the page say when cases were left out of
-/// every row: which, and that the cells they decide show untested.
+/// every row: which, and how that bears on the cells.
 pub fn left_out(matrix: &Matrix) -> Option<String> {
     if matrix.excluded.is_empty() {
         return None;

@@ -91,17 +91,16 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
             "a matrix grades one suite: every runtime of the file must name the same one",
         ));
     }
-    let about: HashMap<String, Vec<String>> = cases::corpus(None)?
-        .into_iter()
-        .map(|c| (c.id, c.requirements))
-        .collect();
-    let requirements = requirements(&suite);
+    let corpus = cases::corpus(None)?;
     if options.write_baselines && !options.exclude.is_empty() {
         return Err(Error::usage(
             "--exclude with --write-baselines: a baseline written from a run that left cases out would drop their failures",
         ));
     }
-    check_excluded(&options.exclude, &suite)?;
+    check_excluded(&options.exclude, &suite, &corpus)?;
+    let about: HashMap<String, Vec<String>> =
+        corpus.into_iter().map(|c| (c.id, c.requirements)).collect();
+    let requirements = requirements(&suite);
     let started = Instant::now();
     // every runtime meets the same generated cases
     let seeded;
@@ -169,15 +168,10 @@ pub fn run_matrix(options: &MatrixOptions) -> Result<(Matrix, i32), Error> {
 /// Refuses an `--exclude` glob that leaves out no corpus case of `suite`:
 /// a case renamed would otherwise be run again unnoticed, or a typo leave
 /// out nothing while the page says it left something out.
-fn check_excluded(exclude: &[String], suite: &str) -> Result<(), Error> {
-    let ids: Vec<String> = cases::corpus(None)?
-        .into_iter()
-        .filter(|c| c.suite.id() == suite)
-        .map(|c| c.id)
-        .collect();
+fn check_excluded(exclude: &[String], suite: &str, corpus: &[cases::RunCase]) -> Result<(), Error> {
     for glob in exclude {
-        let filter = cases::Filter::new(&[], std::slice::from_ref(glob), &[])?;
-        if !ids.iter().any(|id| filter.keeps(suite, id)) {
+        let filter = cases::Filter::new(&[suite.to_string()], std::slice::from_ref(glob), &[])?;
+        if !corpus.iter().any(|c| filter.keeps(c.suite.id(), &c.id)) {
             return Err(Error::usage(format!(
                 "--exclude {glob}: no case of the {suite} suite has such an id"
             )));
