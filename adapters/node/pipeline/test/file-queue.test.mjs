@@ -8,6 +8,7 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,7 +79,9 @@ test('every file-queue case, recorded 10 times in turn on 0.85.0 and in reverse 
   }
 });
 
-test('the settle: several rounds while a realpath is in flight, and one is never enough for a chain of keys', async () => {
+// a settle that ignored its bound would wait for the held pool forever: the
+// timeout makes that a failure
+test('the settle: several rounds while a realpath is in flight; past its bound the run fails clearly and still cleans up', { timeout: 30_000 }, async () => {
   // one round after an immediate with nothing in flight
   assert.equal(await settle(), 1);
   // a realpath in flight keeps the settle going until it has answered
@@ -87,17 +90,45 @@ test('the settle: several rounds while a realpath is in flight, and one is never
   const rounds = await settle();
   assert.ok(answered);
   assert.ok(rounds >= 1);
-  // with a single round the harness cannot wait for realpath: the run fails clearly, and still cleans up
+  // with a single round the harness cannot wait for the queue's realpath:
+  // the run fails clearly, and still cleans up. On an idle machine one
+  // round ends before the realpath does; on a busy one a pool thread can
+  // answer it before the loop looks (CI, 2026-12-07), so the pool is held
+  // here and the realpath cannot answer within the round
   const before = roots();
   const cwd = process.cwd();
   const c = cases.find((x) => x.id === 'pipeline-file-queue/fifo-of-three');
-  await assert.rejects(
-    observeFileQueue(queues, c.case.scenario, { maxSettleRounds: 1 }),
-    /fileQueue: the harness did not settle: a filesystem request was still in flight after 1 rounds/,
-  );
+  const release = holdThreadPool();
+  try {
+    await assert.rejects(
+      observeFileQueue(queues, c.case.scenario, { maxSettleRounds: 1 }),
+      /fileQueue: the harness did not settle: a filesystem request was still in flight after 1 rounds/,
+    );
+  } finally {
+    await release();
+  }
   assert.equal(process.cwd(), cwd);
   assert.deepEqual(roots(), before);
 });
+
+/**
+ * Holds every thread of libuv's pool, each on the open of a FIFO that no
+ * one writes to yet, so that a filesystem request made after it waits for
+ * the release; resolves once they are let go and the FIFOs removed.
+ */
+function holdThreadPool() {
+  const size = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const dir = fs.mkdtempSync(path.join(ownTmp, 'held-pool-'));
+  const fifos = Array.from({ length: size }, (_, i) => path.join(dir, `fifo-${i}`));
+  for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+  const opens = fifos.map((fifo) => fs.promises.open(fifo, 'r'));
+  return async () => {
+    // opening the write end returns once the held read end is open
+    for (const fifo of fifos) fs.closeSync(fs.openSync(fifo, 'w'));
+    for (const handle of await Promise.all(opens)) await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+}
 
 test('a long chain of keys on one file settles in one step, in FIFO order, the same every time', async () => {
   const ops = Array.from({ length: 40 }, (_, i) => `op${i}`);
