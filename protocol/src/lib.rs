@@ -6,17 +6,25 @@
 //! the reference adapter, toolgate-harness). A crate of its own so that an
 //! adapter builds without the runner.
 //! Suites, scenarios, observations and capabilities are ids and JSON here:
-//! each suite ([`SuiteDef`]) says what its own are.
+//! each suite (`SuiteDef`) says what its own are.
+//!
+//! The validation (`validate`, `validate_observation`, `request_line`) is
+//! the `validate` feature's (on by default): the runner's side. An adapter
+//! built without it has the messages and [`serve`], without a JSON Schema
+//! validator.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::io::{BufRead, Write};
+#[cfg(feature = "validate")]
 use std::sync::OnceLock;
+#[cfg(feature = "validate")]
 use toolgate_suite::{observation_validator, schema_errors, SuiteDef};
 
 /// The version of the protocol this runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
 
+#[cfg(feature = "validate")]
 const PROTOCOL_SCHEMA: &str = include_str!("../schema/protocol.schema.json");
 
 /// A runner-to-adapter message.
@@ -212,6 +220,7 @@ pub enum ReplyBody {
 }
 
 /// Which message a line is checked as.
+#[cfg(feature = "validate")]
 #[derive(Debug, Clone, Copy)]
 pub enum Message {
     Request,
@@ -220,6 +229,7 @@ pub enum Message {
     BenchReply,
 }
 
+#[cfg(feature = "validate")]
 struct Validators {
     request: jsonschema::Validator,
     start_reply: jsonschema::Validator,
@@ -227,6 +237,7 @@ struct Validators {
     bench_reply: jsonschema::Validator,
 }
 
+#[cfg(feature = "validate")]
 fn validators() -> &'static Validators {
     static VALIDATORS: OnceLock<Validators> = OnceLock::new();
     VALIDATORS.get_or_init(|| {
@@ -256,12 +267,14 @@ fn validators() -> &'static Validators {
 /// Checks an observation against `suite`'s
 /// [`observation_schema`](SuiteDef::observation_schema); the error names
 /// the first few places that do not match.
+#[cfg(feature = "validate")]
 pub fn validate_observation(suite: &dyn SuiteDef, value: &Json) -> Result<(), String> {
     schema_errors(observation_validator(suite)?, value)
 }
 
 /// Checks `value` against the schema of `message`; the error names the first
 /// few places that do not match.
+#[cfg(feature = "validate")]
 pub fn validate(message: Message, value: &Json) -> Result<(), String> {
     let v = validators();
     let validator = match message {
@@ -276,6 +289,7 @@ pub fn validate(message: Message, value: &Json) -> Result<(), String> {
 /// One JSON line of a request, validated against the schema like replies
 /// are; `Err` says what is wrong (a runner bug, or a case file the schema
 /// refuses).
+#[cfg(feature = "validate")]
 pub fn request_line(request: &Request) -> Result<String, String> {
     let value = serde_json::to_value(request).map_err(|e| e.to_string())?;
     validate(Message::Request, &value)

@@ -11,8 +11,8 @@
 //!   is [`check`] (or [`Gate`] with generated cases and a baseline). This
 //!   runs the runner itself in process: the `gate` feature (on by default).
 //!   An adapter binary alone needs only `default-features = false`, which
-//!   leaves the runner (its reports, site, benches and every suite) out of
-//!   the build.
+//!   leaves the runner (its reports, site, benches and every suite) and
+//!   the JSON Schema validator out of the build.
 //!
 //! ```no_run
 //! use toolgate_harness::{check, Runtime, Shim, Turn, TurnError, TurnOutcome};
