@@ -163,7 +163,15 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
     // the built-in reference runs every suite it is given
     let mut suites = toolgate_suites::all();
     suites.extend(chosen.iter().map(|c| c.suite));
-    let first = start_subject(options, &suites)?;
+    // every adapter process the run may use starts now, side by side: a
+    // start is mostly its runtime loading, which the others need not wait
+    // behind, and no job's start then falls inside the run's time
+    let most = if seed.is_some() {
+        usize::MAX
+    } else {
+        chosen.len()
+    };
+    let (first, others) = start_subjects(options, &suites, options.jobs.clamp(1, most.max(1)))?;
     let hello = first.hello().clone();
     let generated = generated_suites(options, &filter, &hello);
     let whole = plan(&chosen, &generated, options.generate, seed, &filter);
@@ -180,8 +188,7 @@ pub fn run_cases(options: &RunOptions, all: Vec<RunCase>) -> Result<RunReport, E
         options,
         &planned,
         seed,
-        first,
-        &suites,
+        (first, others),
         expectations.as_ref(),
         &bar,
     );
@@ -325,38 +332,71 @@ struct Job<'a> {
 /// that could not join.
 type Dealt = (Vec<CaseOutcome>, Vec<Box<dyn Subject>>, String);
 
-/// Runs the planned cases on `options.jobs` subjects at once (`first`,
-/// already started, and the others started here), a producer generating
-/// the scenarios in order ahead of them; prints each notable outcome as it
+/// The subjects of a run: the first, whose handshake plans the run, and
+/// the others, each of which may have failed to start.
+type Started = (Box<dyn Subject>, Vec<Result<Box<dyn Subject>, Error>>);
+
+/// Starts `count` subjects at once. The first's failure ends the run; the
+/// others' are kept for their workers to report (a run goes on with the
+/// processes it has).
+fn start_subjects(
+    options: &RunOptions,
+    suites: &[&'static dyn SuiteDef],
+    count: usize,
+) -> Result<Started, Error> {
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..count)
+            .map(|_| scope.spawn(|| start_subject(options, suites)))
+            .collect();
+        let first = start_subject(options, suites);
+        let others = others
+            .into_iter()
+            .map(|o| {
+                o.join()
+                    .unwrap_or_else(|_| Err(Error::Adapter("its start panicked".into())))
+            })
+            .collect();
+        Ok((first?, others))
+    })
+}
+
+/// Runs the planned cases on `options.jobs` subjects at once (those
+/// `started`, as many as there are cases), a producer generating the
+/// scenarios in order ahead of them; prints each notable outcome as it
 /// comes, except the generated failures that may be shrunk, which
 /// [`shrink_failures`] prints.
 fn deal(
     options: &RunOptions,
     planned: &[Planned],
     seed: Option<u64>,
-    first: Box<dyn Subject>,
-    suites: &[&'static dyn SuiteDef],
+    started: Started,
     expectations: Option<&Expectations>,
     bar: &ProgressBar,
 ) -> Result<Dealt, Error> {
-    let jobs = options.jobs.clamp(1, planned.len().max(1));
+    let (first, others) = started;
+    let jobs = (1 + others.len()).clamp(1, planned.len().max(1));
     let queue: Queue<Job> = Queue::new(jobs, 2 * jobs);
     let hello = first.hello().clone();
+    let mut subjects: Vec<Result<Box<dyn Subject>, Error>> = vec![Ok(first)];
+    for other in others {
+        if subjects.len() < jobs {
+            subjects.push(other.and_then(|s| same_hello(s, &hello)));
+        } else if let Ok(mut surplus) = other {
+            // more processes than cases: stopped unused
+            surplus.finish();
+        }
+    }
     let (sender, results) = mpsc::channel::<(usize, CaseOutcome)>();
     let mut slots: Vec<Option<CaseOutcome>> = planned.iter().map(|_| None).collect();
-    let mut first = Some(first);
     let (produced, joined) = std::thread::scope(|scope| {
         let queue = &queue;
         let producer = scope.spawn(move || produce(planned, seed, queue));
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                let (sender, hello, first) = (sender.clone(), &hello, first.take());
+        let workers: Vec<_> = subjects
+            .into_iter()
+            .map(|subject| {
+                let sender = sender.clone();
                 scope.spawn(move || {
                     let _leaves = Abandon(queue);
-                    let subject = match first {
-                        Some(subject) => Ok(subject),
-                        None => start_subject(options, suites).and_then(|s| same_hello(s, hello)),
-                    };
                     work(options, seed, subject, queue, &sender)
                 })
             })

@@ -92,6 +92,33 @@ fn two_jobs_report_what_one_job_reports_failures_and_shrinking_included() {
     assert_same(one, two, "--jobs 1 and --jobs 2");
 }
 
+/// The processes of a run start side by side: each of these two waits,
+/// before its handshake, until both have begun (a latch of files in
+/// `meet`). Started one after the other, the first would wait for ever, and
+/// the run would fail at the start's time limit.
+#[test]
+fn the_processes_of_a_run_start_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let meet = dir.path().join("meet");
+    std::fs::create_dir(&meet).unwrap();
+    let command = format!(
+        "sh -c 'touch {meet}/$$; until [ $(ls {meet} | wc -l) -ge 2 ]; do sleep 0.01; done; exec {reference}'",
+        meet = meet.display(),
+        reference = reference(),
+    );
+    let mut o = options(command, &["core"], 0, dir.path());
+    o.jobs = 2;
+    o.implementation.as_mut().unwrap().start_timeout = Duration::from_secs(20);
+    let report = check(&o);
+    assert_eq!(
+        report.summary.pass,
+        report.summary.total,
+        "{}",
+        report.terminal()
+    );
+    assert_eq!(std::fs::read_dir(&meet).unwrap().count(), 2);
+}
+
 /// The core corpus on `jobs` processes of the reference adapter, the first
 /// of which crashes at its third case (`--once` FILE, returned: remove it
 /// to crash again).
