@@ -121,6 +121,13 @@ impl SuiteDef for Pipeline {
     }
 
     fn judge(&self, scenario_json: &Json, expected: &Json, actual: &Json) -> Judgement {
+        // the common case, without decoding the three: the reference's own
+        // text (both judges find nothing in an observation equal to the
+        // expected one, and an expected one exists only for a scenario the
+        // reference observed, which decodes)
+        if toolgate_suite::same_text(expected, actual) {
+            return Judgement::default();
+        }
         let verdict = match scenario(scenario_json) {
             Ok(Scenario::Loop(s)) => {
                 Judgement::decoded(Ok(s), observation(expected), observation(actual))

@@ -10,7 +10,7 @@
 //! Beside the interface: the one [`Error`] of a suite's scenarios and
 //! storage, the leaf modules several suites build on ([`js_string`],
 //! JavaScript's strings as UTF-16; [`fs_tree`], real trees in a temporary
-//! root), the promise a deliberate breakage of an observation makes about
+//! root; [`same_text`], two observations compared as their texts), the promise a deliberate breakage of an observation makes about
 //! what the judge names ([`mutant::Expect`]), and the shape of a suite's
 //! fuzz target ([`fuzzing`]).
 #![cfg_attr(
@@ -29,11 +29,13 @@ pub mod fs_tree;
 pub mod fuzzing;
 pub mod js_string;
 pub mod mutant;
+mod same_text;
 #[doc(hidden)]
 pub mod testing;
 
 pub use error::Error;
 pub use js_string::JsString;
+pub use same_text::same_text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::fmt;
@@ -180,7 +182,8 @@ pub enum Undecodable {
 /// A suite's scenario or observation decoded from its JSON; the error
 /// names `what` ("boundary scenario") and says where the JSON departs.
 pub fn decode<T: serde::de::DeserializeOwned>(what: &str, json: &Json) -> Result<T, Error> {
-    serde_json::from_value(json.clone()).map_err(|e| Error::scenario(format!("{what}: {e}")))
+    // from the value in place: `from_value` would take a deep copy of it
+    T::deserialize(json).map_err(|e| Error::scenario(format!("{what}: {e}")))
 }
 
 /// The JSON of a decoded scenario or observation (the suites' canonical
