@@ -5,7 +5,7 @@
 //! requirement that mutation breaks.
 
 use serde_json::{json, Value as Json};
-use toolgate_core::scenario::checks::{check_core, Violation};
+use toolgate_core::scenario::checks::{check_core, same_as_written, Violation};
 use toolgate_core::scenario::observation::{
     CallEvent, Event, ListenerEvent, Outcome, ReasonObserved, Registered,
 };
@@ -43,7 +43,10 @@ fn check(case: &str, edit: &dyn Fn(&mut Json), checker: Checker, mutations: &[Mu
     for (label, mutate, want) in mutations {
         let mut actual = expected.clone();
         mutate(&mut actual);
-        assert_ne!(actual, expected, "{label}: the mutation changes nothing");
+        assert!(
+            !same_as_written(&actual, &expected),
+            "{label}: the mutation changes nothing"
+        );
         let found = checker(&scenario, &expected, &actual);
         let shown: Vec<String> = found.iter().map(Violation::to_string).collect();
         for (v, text) in found.iter().zip(&shown) {
@@ -755,6 +758,29 @@ fn invalid_calls_name_what_in_the_call_is_wrong() {
         &|s| s["calls"][0]["registry"] = json!("notARegistry"),
         check_core,
         &[("a result instead", &not_found, "CORE-CALL-01")],
+    );
+}
+
+/// A copy whose keys come in another order is another copy: `==` on JSON
+/// values ignores the order of an object's keys, and the checks must not.
+#[test]
+fn argument_keys_in_another_order_name_the_copy_rule() {
+    let reversed = |o: &mut Observation| {
+        for event in &mut o.calls[0].trace {
+            if let Event::Call(CallEvent { call, args }) = event {
+                if call == "validate" {
+                    let copy = args[0].as_object().unwrap();
+                    let keys = copy.iter().rev().map(|(k, v)| (k.clone(), v.clone()));
+                    args[0] = Json::Object(keys.collect());
+                }
+            }
+        }
+    };
+    check(
+        "calls/argument-keys-are-copied-in-own-key-order",
+        &|_| {},
+        check_core,
+        &[("the copy's keys reversed", &reversed, "CORE-CALL-06")],
     );
 }
 

@@ -15,7 +15,7 @@ impl Facts<'_> {
         call: Option<&CallObserved>,
         out: &mut Vec<Violation>,
     ) {
-        if e == a {
+        if same_as_written(e, a) {
             return;
         }
         let at = match owner {
@@ -215,7 +215,7 @@ impl Facts<'_> {
         };
         let mut all_named = true;
         for ((name, ea), (_, aa)) in calls(e).iter().zip(calls(a).iter()) {
-            if ea == aa {
+            if same_as_written(ea, aa) {
                 continue;
             }
             let requirement = match self.role(name) {
