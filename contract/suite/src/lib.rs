@@ -10,9 +10,10 @@
 //! Beside the interface: the one [`Error`] of a suite's scenarios and
 //! storage, the leaf modules several suites build on ([`js_string`],
 //! JavaScript's strings as UTF-16; [`fs_tree`], real trees in a temporary
-//! root; [`same_text`], two observations compared as their texts), the promise a deliberate breakage of an observation makes about
-//! what the judge names ([`mutant::Expect`]), and the shape of a suite's
-//! fuzz target ([`fuzzing`]).
+//! root; [`same_text`], two observations compared as their texts), the
+//! promise a deliberate breakage of an observation makes about what the
+//! judge names ([`mutant::Expect`]), and the shape of a suite's fuzz
+//! target ([`fuzzing`]).
 #![cfg_attr(
     not(test),
     deny(
