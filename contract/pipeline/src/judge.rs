@@ -30,6 +30,7 @@ use super::spec::*;
 use serde_json::Value as Json;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use toolgate_suite::same_text as same; // as written: `==` ignores keys' order
 use toolgate_suite::Violation;
 
 mod entries;
@@ -77,27 +78,10 @@ fn bytes<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-/// Whether two observations are the same compact JSON text: written only
-/// when they are equal as values (`==` ignores key order; values that
-/// differ differ as texts).
+/// Whether two observations are the same compact JSON text (`==` ignores
+/// keys' order).
 pub(super) fn same_text(x: &PipelineObservation, y: &PipelineObservation) -> bool {
-    x == y && bytes(x) == bytes(y)
-}
-
-/// Whether `x` and `y` are the same JSON text (key order counts), without
-/// writing either: the judge compares many fragments of every observation.
-fn same(x: &Json, y: &Json) -> bool {
-    match (x, y) {
-        (Json::Object(p), Json::Object(q)) => {
-            p.len() == q.len() && p.iter().zip(q).all(|((k, v), (l, w))| k == l && same(v, w))
-        }
-        (Json::Array(p), Json::Array(q)) => {
-            p.len() == q.len() && p.iter().zip(q).all(|(v, w)| same(v, w))
-        }
-        // equal numbers may still be written apart (`-0.0` and `0.0`)
-        (Json::Number(p), Json::Number(q)) => p == q && p.to_string() == q.to_string(),
-        _ => x == y,
-    }
+    toolgate_suite::same_as_written(x, y)
 }
 
 /// A value quoted in a message, cut to a readable length.

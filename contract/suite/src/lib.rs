@@ -36,7 +36,7 @@ pub mod testing;
 
 pub use error::Error;
 pub use js_string::JsString;
-pub use same_text::same_text;
+pub use same_text::{same_as_written, same_text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::fmt;

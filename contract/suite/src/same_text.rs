@@ -7,7 +7,19 @@
 //! map's equality still ignores it), and it takes `-0.0` for `0.0`. An
 //! observation is compared byte for byte, so both count here.
 
+use serde::Serialize;
 use serde_json::Value as Json;
+
+/// Whether two values (observations, or parts of them) are written as the
+/// same text: `==`, then, only when that holds, which is when keys' order
+/// alone can differ, [`same_text`] on them written as JSON values.
+pub fn same_as_written<T: Serialize + PartialEq + ?Sized>(a: &T, b: &T) -> bool {
+    a == b
+        && match (serde_json::to_value(a), serde_json::to_value(b)) {
+            (Ok(a), Ok(b)) => same_text(&a, &b),
+            _ => false,
+        }
+}
 
 /// Whether `a` and `b` are written (compactly, by `serde_json`) as the same
 /// text: the same values, objects' keys in the same order, floats to the

@@ -35,17 +35,10 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 /// every suite, in [`crate::suites`]).
 pub use toolgate_suite::Violation;
 
-/// Whether two observations, or parts of them, are the same as written.
-/// Their `==` is not that: it ignores the order of a JSON object's keys,
-/// which an argument copy must keep (CORE-CALL-06). Written out only when
-/// `==` holds, which is when the order alone can differ.
-pub fn same_as_written<T: Serialize + PartialEq + ?Sized>(a: &T, b: &T) -> bool {
-    a == b
-        && match (serde_json::to_value(a), serde_json::to_value(b)) {
-            (Ok(a), Ok(b)) => toolgate_suite::same_text(&a, &b),
-            _ => false,
-        }
-}
+/// Whether two observations, or parts of them, are the same as written:
+/// their `==` ignores the order of a JSON object's keys, which an argument
+/// copy must keep (CORE-CALL-06).
+pub use toolgate_suite::same_as_written;
 
 /// Every difference between `expected` (the reference's observation of
 /// `scenario`) and `actual`, as violations.
